@@ -1,0 +1,99 @@
+package io.grove;
+
+import io.grove.internal.memory.Pool;
+
+/**
+ * Off-heap memory owned by one or more Grove maps: blocks taken from the operating system, carved into slices
+ * for keys and values, and all returned to the operating system on {@link #close()}.
+ *
+ * <p>A map creates its own pool unless given one; a pool created here may be shared by several maps so that they
+ * draw on one memory limit. The pool is thread-safe. After {@link #close()}, every use of the pool or of a map
+ * drawing on it throws {@link IllegalStateException}.
+ */
+public sealed interface MemoryPool extends AutoCloseable permits Pool {
+
+    /** A builder with the defaults: {@link Builder#DEFAULT_BLOCK_SIZE} blocks, no limit below the addressable
+     * maximum, {@link Reclamation#NOVA}. */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** Current figures, each read in constant time. */
+    MemoryFootprint footprint();
+
+    /** The most bytes this pool will reserve from the operating system. */
+    long memoryLimit();
+
+    /** The size of each block reserved from the operating system. */
+    int blockSize();
+
+    /** The largest key or value, in bytes, that one slice can hold. */
+    int maxSliceSize();
+
+    Reclamation reclamation();
+
+    boolean isClosed();
+
+    /**
+     * Returns all off-heap memory to the operating system. Idempotent. Threads still using the pool, or maps
+     * drawing on it, get {@link IllegalStateException}; none of them can read freed memory.
+     */
+    @Override
+    void close();
+
+    /** Builds a {@link MemoryPool}; each setter validates its argument and {@link #build()} checks them together. */
+    final class Builder {
+        /** 8 MiB: large enough that block bookkeeping is negligible, small enough to reserve quickly. */
+        public static final int DEFAULT_BLOCK_SIZE = 8 << 20;
+        /** 64 KiB. */
+        public static final int MIN_BLOCK_SIZE = 1 << 16;
+        /** 1 GiB. */
+        public static final int MAX_BLOCK_SIZE = 1 << 30;
+
+        private int blockSize = DEFAULT_BLOCK_SIZE;
+        private long memoryLimit = Pool.MAX_ADDRESSABLE_BYTES;
+        private Reclamation reclamation = Reclamation.NOVA;
+
+        Builder() {}
+
+        /** The size of each block reserved from the operating system: a power of two in [64 KiB, 1 GiB]. */
+        public Builder blockSize(int bytes) {
+            if (bytes < MIN_BLOCK_SIZE || bytes > MAX_BLOCK_SIZE || Integer.bitCount(bytes) != 1) {
+                throw new IllegalArgumentException("blockSize must be a power of two in [" + MIN_BLOCK_SIZE
+                        + ", " + MAX_BLOCK_SIZE + "] bytes, was " + bytes);
+            }
+            this.blockSize = bytes;
+            return this;
+        }
+
+        /**
+         * The most bytes the pool may reserve, counted in whole blocks: at least one block, at most
+         * {@value io.grove.internal.memory.Pool#MAX_ADDRESSABLE_BYTES} bytes.
+         */
+        public Builder memoryLimit(long bytes) {
+            if (bytes <= 0 || bytes > Pool.MAX_ADDRESSABLE_BYTES) {
+                throw new IllegalArgumentException("memoryLimit must be in [1, " + Pool.MAX_ADDRESSABLE_BYTES
+                        + "] bytes, was " + bytes);
+            }
+            this.memoryLimit = bytes;
+            return this;
+        }
+
+        public Builder reclamation(Reclamation reclamation) {
+            if (reclamation == null) {
+                throw new NullPointerException("reclamation is null");
+            }
+            this.reclamation = reclamation;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if the memory limit is smaller than one block */
+        public MemoryPool build() {
+            if (memoryLimit < blockSize) {
+                throw new IllegalArgumentException("memoryLimit (" + memoryLimit
+                        + " bytes) is smaller than one block (" + blockSize + " bytes)");
+            }
+            return new Pool(blockSize, memoryLimit, reclamation);
+        }
+    }
+}
