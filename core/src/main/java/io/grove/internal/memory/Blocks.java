@@ -1,0 +1,139 @@
+package io.grove.internal.memory;
+
+import io.grove.GroveOutOfMemoryException;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The blocks of one pool and the bump pointer that carves fresh memory out of them.
+ *
+ * <p>Implementation notes.
+ *
+ * <p>Granules (16 bytes) are numbered across the pool: block {@code b} holds granules
+ * {@code [b << granuleShift, (b + 1) << granuleShift)}. {@link #bumpGranule} is the next never-used granule.
+ * An allocation of {@code n} granules advances it with one CAS from {@code g} to {@code g + n}; if the slice would
+ * cross a block boundary it instead advances to the next block's start plus {@code n}, and hands the abandoned
+ * tail of the old block to the caller ({@link TailSink}) so that it is not lost.
+ *
+ * <p>Invariants: (1) a granule below {@link #bumpGranule} was handed out exactly once; (2) a block is reserved
+ * ({@code table[b] != null}) before any granule in it is handed out, and never removed until {@link #close};
+ * (3) at most {@link #maxBlocks} blocks are reserved, so reserved bytes never exceed the memory limit.
+ *
+ * <p>Memory ordering: a block is published into {@code table} with {@code setRelease} under the reservation
+ * lock; the fast path of {@link #ensureReserved} reads it with {@code getAcquire}. Hot-path lookups
+ * ({@link #block}) read the table plainly: a thread only looks up a reference it obtained through a
+ * release/acquire chain that starts after the block was published.
+ */
+final class Blocks {
+    private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
+    private static final VarHandle BUMP;
+    private static final VarHandle WASTED;
+
+    static {
+        try {
+            BUMP = MethodHandles.lookup().findVarHandle(Blocks.class, "bumpGranule", long.class);
+            WASTED = MethodHandles.lookup().findVarHandle(Blocks.class, "wastedGranules", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Receives fresh granules the bump pointer skipped at the end of a block. */
+    interface TailSink {
+        /** Takes the tail for reuse and returns {@code true}, or returns {@code false} to leave it unused. */
+        boolean acceptTail(long granule, long granules);
+    }
+
+    final int blockSize;
+    final int granuleShift;
+    final long granulesPerBlock;
+    final int maxBlocks;
+    private final MemorySegment[] table;
+    private final BlockSource source;
+    private final Object reserveLock = new Object();
+    private volatile int reservedBlocks;
+    @SuppressWarnings("unused") // accessed through BUMP
+    private volatile long bumpGranule;
+    /** Block tails the bump pointer skipped and no free list took. */
+    @SuppressWarnings("unused") // accessed through WASTED
+    private volatile long wastedGranules;
+
+    Blocks(int blockSize, long memoryLimit, BlockSource source) {
+        this.blockSize = blockSize;
+        this.granuleShift = Integer.numberOfTrailingZeros(blockSize) - SliceHeader.GRANULE_SHIFT;
+        this.granulesPerBlock = 1L << granuleShift;
+        this.maxBlocks = (int) Math.min(memoryLimit / blockSize, (Reference.GRANULE_MASK + 1) >>> granuleShift);
+        this.table = new MemorySegment[maxBlocks];
+        this.source = source;
+    }
+
+    /** The block holding {@code granule}. */
+    MemorySegment block(long granule) {
+        return table[(int) (granule >>> granuleShift)];
+    }
+
+    /** The byte offset of {@code granule} inside its block. */
+    long offsetInBlock(long granule) {
+        return (granule & (granulesPerBlock - 1)) << SliceHeader.GRANULE_SHIFT;
+    }
+
+    /**
+     * Hands out {@code n} fresh, contiguous granules inside one block, or returns -1 if the memory limit leaves no
+     * room. Tails skipped at block ends go to {@code tails}.
+     */
+    long bump(long n, TailSink tails) {
+        assert n > 0 && n <= granulesPerBlock;
+        while (true) {
+            long g = (long) BUMP.getVolatile(this);
+            long inBlock = g & (granulesPerBlock - 1);
+            long start = inBlock + n <= granulesPerBlock ? g : g - inBlock + granulesPerBlock;
+            if ((start >>> granuleShift) >= maxBlocks) {
+                return -1;
+            }
+            if (BUMP.compareAndSet(this, g, start + n)) {
+                if (start != g && inBlock != 0 && !tails.acceptTail(g, granulesPerBlock - inBlock)) {
+                    WASTED.getAndAdd(this, granulesPerBlock - inBlock);
+                }
+                ensureReserved((int) (start >>> granuleShift));
+                return start;
+            }
+        }
+    }
+
+    private void ensureReserved(int b) {
+        if (TABLE.getAcquire(table, b) != null) {
+            return;
+        }
+        synchronized (reserveLock) {
+            if (table[b] == null) {
+                MemorySegment block;
+                try {
+                    block = source.reserve(blockSize);
+                } catch (OutOfMemoryError e) {
+                    throw new GroveOutOfMemoryException("the operating system refused a block of "
+                            + blockSize + " bytes (" + reservedBlocks + " blocks reserved): " + e.getMessage());
+                }
+                TABLE.setRelease(table, b, block);
+                reservedBlocks++;
+            }
+        }
+    }
+
+    long reservedBytes() {
+        return (long) reservedBlocks * blockSize;
+    }
+
+    /** Granules ever handed out by the bump pointer, skipped tails included. */
+    long bumpedGranules() {
+        return Math.min((long) BUMP.getVolatile(this), (long) maxBlocks << granuleShift);
+    }
+
+    long wastedBytes() {
+        return (long) WASTED.getVolatile(this) << SliceHeader.GRANULE_SHIFT;
+    }
+
+    void close() {
+        source.close();
+    }
+}

@@ -1,0 +1,109 @@
+package io.grove.internal.memory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * Nova's thread array of pointers (TAP, paper §3.2): the slices being written right now. A writer announces the
+ * slice before validating it, and the reclaimer does not free a slice that any slot announces.
+ *
+ * <p>Implementation notes.
+ *
+ * <p>The paper gives each thread one slot, which needs a bound on the number of threads. Here a writer instead
+ * <em>claims</em> a free slot for the duration of one write: it starts at a slot chosen by its thread id and
+ * takes the first empty one with {@code compareAndSet(EMPTY, ref)}. Slots live in chunks of 64, 128, 256, ...
+ * slots; a chunk is added only when every slot of the existing chunks is taken at once, so the number of slots
+ * tracks the most writes ever in progress at the same time, not the number of threads. Thread pools of hundreds
+ * of threads and virtual threads (which may be unmounted mid-write while holding a slot) need nothing special.
+ *
+ * <p>Each slot sits on its own 64-byte line, so writers on different cores do not share lines.
+ *
+ * <p>Memory ordering (paper §3.4). The claim is a volatile CAS, which is the full fence the paper places after
+ * setting the TAP entry: the writer's following volatile read of the slice state cannot move before it. The
+ * reclaimer reads every slot with {@code getVolatile} after the deleting CAS on the state; both sides being
+ * sequentially consistent, either the writer sees the deleted state and backs off, or the reclaimer sees the slot.
+ * The slot is cleared with {@code setRelease}, so the data the writer stored is visible to whoever reuses the
+ * slice after seeing the slot empty.
+ */
+final class HazardSlots {
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle CHUNK = MethodHandles.arrayElementVarHandle(long[][].class);
+    static final long EMPTY = Reference.NULL;
+
+    /** log2 of the longs per 64-byte line: slot {@code i} of a chunk is element {@code i << SPREAD}. */
+    private static final int SPREAD = 3;
+    private static final int FIRST_CHUNK_SLOTS = 64;
+    private static final int MAX_CHUNKS = 16;
+    /** A token names chunk and slot: {@code chunk << TOKEN_SHIFT | slot}. */
+    private static final int TOKEN_SHIFT = 32;
+
+    private final long[][] chunks = new long[MAX_CHUNKS][];
+
+    HazardSlots() {
+        chunks[0] = new long[FIRST_CHUNK_SLOTS << SPREAD];
+    }
+
+    /**
+     * Announces that the calling thread is about to write {@code ref}'s slice. Returns a token for
+     * {@link #clear}. Never blocks; adds a chunk if every slot is taken.
+     */
+    long announce(long ref) {
+        int home = (int) Thread.currentThread().threadId();
+        for (int c = 0; c < MAX_CHUNKS; c++) {
+            long[] chunk = (long[]) CHUNK.getAcquire(chunks, c);
+            if (chunk == null) {
+                chunk = addChunk(c);
+            }
+            int slots = chunk.length >>> SPREAD;
+            for (int probe = 0; probe < slots; probe++) {
+                int slot = (home + probe) & (slots - 1);
+                int index = slot << SPREAD;
+                if ((long) SLOT.getVolatile(chunk, index) == EMPTY
+                        && SLOT.compareAndSet(chunk, index, EMPTY, ref)) {
+                    return ((long) c << TOKEN_SHIFT) | slot;
+                }
+            }
+        }
+        throw new IllegalStateException("more than " + ((FIRST_CHUNK_SLOTS << MAX_CHUNKS) - FIRST_CHUNK_SLOTS)
+                + " writes in progress at once");
+    }
+
+    private long[] addChunk(int c) {
+        long[] fresh = new long[(FIRST_CHUNK_SLOTS << c) << SPREAD];
+        if (CHUNK.compareAndSet(chunks, c, (long[]) null, fresh)) {
+            return fresh;
+        }
+        return (long[]) CHUNK.getAcquire(chunks, c);
+    }
+
+    /** Ends the write announced under {@code token}. */
+    void clear(long token) {
+        long[] chunk = chunks[(int) (token >>> TOKEN_SHIFT)];
+        SLOT.setRelease(chunk, ((int) token) << SPREAD, EMPTY);
+    }
+
+    /** The granules of all slices announced now, sorted ascending (for {@link Arrays#binarySearch}). */
+    long[] announcedGranules() {
+        long[] found = new long[16];
+        int count = 0;
+        for (int c = 0; c < MAX_CHUNKS; c++) {
+            long[] chunk = (long[]) CHUNK.getAcquire(chunks, c);
+            if (chunk == null) {
+                break;
+            }
+            for (int index = 0; index < chunk.length; index += 1 << SPREAD) {
+                long ref = (long) SLOT.getVolatile(chunk, index);
+                if (ref != EMPTY) {
+                    if (count == found.length) {
+                        found = Arrays.copyOf(found, count * 2);
+                    }
+                    found[count++] = Reference.granule(ref);
+                }
+            }
+        }
+        long[] granules = Arrays.copyOf(found, count);
+        Arrays.sort(granules);
+        return granules;
+    }
+}

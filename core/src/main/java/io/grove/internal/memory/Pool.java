@@ -1,0 +1,203 @@
+package io.grove.internal.memory;
+
+import io.grove.MemoryFootprint;
+import io.grove.MemoryPool;
+import io.grove.Reclamation;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.ConcurrentModificationException;
+
+/**
+ * The memory layer as the maps see it: slices named by {@link Reference}s, allocated and deleted through the
+ * chosen {@link SliceAllocator}, read optimistically and written under a hazard announcement.
+ *
+ * <p>Access protocol for callers (Nova, paper Algorithm 1):
+ * <ul>
+ *   <li>Optimistic read: locate with {@link #segment}/{@link #payloadOffset}, read, then {@link #validate}. A
+ *       read whose validation fails must be discarded: the bytes may belong to another slice.
+ *   <li>Write to a shared slice: {@link #beginWrite} (fails with {@code -1} if the slice is gone), write,
+ *       {@link #endWrite}. A private slice (just allocated, reference not yet published) is written directly.
+ * </ul>
+ * Accesses after {@link #close()} throw {@link IllegalStateException}, either from the checks here or from the
+ * closed arena, which never lets a freed block be read.
+ */
+public final class Pool implements MemoryPool {
+    /** 2<sup>34</sup> granules of 16 bytes: the most one pool can address (256 GiB). */
+    public static final long MAX_ADDRESSABLE_BYTES = (Reference.GRANULE_MASK + 1) << SliceHeader.GRANULE_SHIFT;
+
+    private final Blocks blocks;
+    private final SliceAllocator allocator;
+    private final Reclamation reclamation;
+    private final long memoryLimit;
+    private volatile boolean closed;
+
+    public Pool(int blockSize, long memoryLimit, Reclamation reclamation) {
+        this.blocks = new Blocks(blockSize, memoryLimit, new ArenaBlockSource());
+        this.memoryLimit = (long) blocks.maxBlocks * blockSize;
+        this.reclamation = reclamation;
+        this.allocator = switch (reclamation) {
+            case NOVA -> new NovaAllocator(blocks);
+            case GROW_ONLY -> new GrowOnlyAllocator(blocks);
+        };
+    }
+
+    /**
+     * A new private slice of {@code length} bytes, header written, payload not initialized.
+     *
+     * @throws IllegalArgumentException if {@code length} is negative or above {@link #maxSliceSize()}
+     * @throws io.grove.GroveOutOfMemoryException if the memory limit leaves no room
+     */
+    public long allocate(int length) {
+        checkOpen();
+        if (length < 0 || length > maxSliceSize()) {
+            throw new IllegalArgumentException("cannot allocate " + length + " bytes: a slice holds 0 to "
+                    + maxSliceSize() + " bytes with a block size of " + blocks.blockSize);
+        }
+        return allocator.allocate(length);
+    }
+
+    /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */
+    public boolean delete(long ref) {
+        checkOpen();
+        return allocator.delete(ref);
+    }
+
+    /** Deletes a slice whose reference no other thread has seen. */
+    public void deletePrivate(long ref) {
+        checkOpen();
+        allocator.deletePrivate(ref);
+    }
+
+    /** The block holding {@code ref}'s slice. */
+    public MemorySegment segment(long ref) {
+        return blocks.block(Reference.granule(ref));
+    }
+
+    /** The offset of {@code ref}'s payload inside {@link #segment}. */
+    public long payloadOffset(long ref) {
+        return blocks.offsetInBlock(Reference.granule(ref)) + SliceHeader.SIZE;
+    }
+
+    /**
+     * The payload length of a live slice, validated: throws {@link ConcurrentModificationException} if
+     * {@code ref} is deleted or stale.
+     */
+    public int length(long ref) {
+        long g = Reference.granule(ref);
+        MemorySegment block = blocks.block(g);
+        long header = blocks.offsetInBlock(g);
+        long state = SliceHeader.stateAcquire(block, header);
+        if (Reference.isDeleted(ref) || !Reference.sameIncarnation(state, ref)
+                || SliceHeader.magic(block, header) != SliceHeader.MAGIC) {
+            throw stale(ref);
+        }
+        return (int) SliceHeader.lengthOf(state);
+    }
+
+    /** Whether {@code ref}'s slice is live now. */
+    public boolean isLive(long ref) {
+        if (ref == Reference.NULL) {
+            return false;
+        }
+        long g = Reference.granule(ref);
+        return SliceHeader.isLive(blocks.block(g), blocks.offsetInBlock(g), ref);
+    }
+
+    /**
+     * Completes an optimistic read: orders the reads before it, then checks that {@code ref}'s slice was live
+     * throughout. Throws {@link ConcurrentModificationException} otherwise; what was read must then be dropped.
+     */
+    public void validate(long ref) {
+        VarHandle.loadLoadFence();
+        if (!isLive(ref)) {
+            throw stale(ref);
+        }
+    }
+
+    /** Announces a write to a shared slice: a token for {@link #endWrite}, or -1 if the slice is gone. */
+    public long beginWrite(long ref) {
+        checkOpen();
+        return allocator.beginWrite(ref);
+    }
+
+    public void endWrite(long token) {
+        allocator.endWrite(token);
+    }
+
+    public static ConcurrentModificationException stale(long ref) {
+        return new ConcurrentModificationException(
+                "the entry was removed (its memory may have been reused): " + Reference.toString(ref));
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the memory pool is closed");
+        }
+    }
+
+    /** Reclaims every deleted slice that no writer holds now, instead of waiting for full batches. */
+    public void reclaimNow() {
+        checkOpen();
+        if (allocator instanceof NovaAllocator nova) {
+            nova.reclaimAll();
+        }
+    }
+
+    SliceAllocator allocator() {
+        return allocator;
+    }
+
+    Blocks blocks() {
+        return blocks;
+    }
+
+    @Override
+    public MemoryFootprint footprint() {
+        long allocated = blocks.bumpedGranules() << SliceHeader.GRANULE_SHIFT;
+        long released = allocator.releasedBytes();
+        long free = allocator.freeBytes();
+        long liveSlices = allocator.liveSlices();
+        long live = Math.max(0, allocated - released - free - blocks.wastedBytes());
+        return new MemoryFootprint(blocks.reservedBytes(), allocated, live, liveSlices * SliceHeader.SIZE,
+                released, free, liveSlices);
+    }
+
+    @Override
+    public long memoryLimit() {
+        return memoryLimit;
+    }
+
+    @Override
+    public int blockSize() {
+        return blocks.blockSize;
+    }
+
+    @Override
+    public int maxSliceSize() {
+        return blocks.blockSize - SliceHeader.SIZE;
+    }
+
+    @Override
+    public Reclamation reclamation() {
+        return reclamation;
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            blocks.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryPool[" + reclamation + ", blockSize=" + blocks.blockSize + ", limit=" + memoryLimit + ", "
+                + footprint() + "]";
+    }
+}

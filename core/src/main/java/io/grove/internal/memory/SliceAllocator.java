@@ -1,0 +1,31 @@
+package io.grove.internal.memory;
+
+/**
+ * Allocates and frees slices (paper §2's SOMAR API, less the accessors that {@link Pool} shares between
+ * allocators). References follow {@link Reference}; headers follow {@link SliceHeader}.
+ */
+sealed interface SliceAllocator extends Blocks.TailSink permits NovaAllocator, GrowOnlyAllocator {
+
+    /** A new private slice of {@code length} payload bytes; its header is written, its payload is not. */
+    long allocate(int length);
+
+    /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */
+    boolean delete(long ref);
+
+    /** Deletes a slice no other thread has seen. */
+    void deletePrivate(long ref);
+
+    /** Announces a write to {@code ref}'s slice and validates it: a token for {@link #endWrite}, or -1. */
+    long beginWrite(long ref);
+
+    void endWrite(long token);
+
+    /** Deleted slices not yet reusable. */
+    long releasedBytes();
+
+    /** Slices ready for reuse. */
+    long freeBytes();
+
+    /** Live slices. */
+    long liveSlices();
+}

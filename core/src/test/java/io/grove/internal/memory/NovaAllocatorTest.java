@@ -1,0 +1,229 @@
+package io.grove.internal.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grove.GroveOutOfMemoryException;
+import io.grove.MemoryFootprint;
+import io.grove.Reclamation;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class NovaAllocatorTest {
+    private static final int BLOCK = 1 << 16;
+    private Pool pool = new Pool(BLOCK, 4L * BLOCK, Reclamation.NOVA);
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    private static long granule(long ref) {
+        return Reference.granule(ref);
+    }
+
+    @Test
+    void allocatedSliceHasItsLengthAndIsLive() {
+        long ref = pool.allocate(100);
+        assertTrue(pool.isLive(ref));
+        assertEquals(100, pool.length(ref));
+        assertEquals(0, pool.payloadOffset(ref) % 16, "payload is 16-byte aligned");
+        pool.segment(ref).set(ValueLayout.JAVA_LONG, pool.payloadOffset(ref) + 88, 7L);
+        assertEquals(7L, pool.segment(ref).get(ValueLayout.JAVA_LONG, pool.payloadOffset(ref) + 88));
+    }
+
+    @Test
+    void zeroLengthSlicesAreDistinct() {
+        long a = pool.allocate(0);
+        long b = pool.allocate(0);
+        assertNotEquals(granule(a), granule(b));
+        assertEquals(0, pool.length(a));
+    }
+
+    @Test
+    void deleteMakesEveryAccessThroughTheReferenceFail() {
+        long ref = pool.allocate(64);
+        assertTrue(pool.delete(ref));
+        assertFalse(pool.isLive(ref));
+        assertFalse(pool.delete(ref), "second delete of the same slice");
+        assertThrows(ConcurrentModificationException.class, () -> pool.length(ref));
+        assertThrows(ConcurrentModificationException.class, () -> pool.validate(ref));
+        assertEquals(-1, pool.beginWrite(ref));
+        assertFalse(pool.isLive(Reference.asDeleted(ref)));
+    }
+
+    @Test
+    void reclaimedSliceIsReusedWithANewVersionAndOldReferencesStayStale() {
+        long old = pool.allocate(200);
+        assertTrue(pool.delete(old));
+        pool.reclaimNow();
+        long reused = pool.allocate(200);
+        assertEquals(granule(old), granule(reused), "same size class reuses the freed place");
+        assertNotEquals(Reference.version(old), Reference.version(reused));
+        assertTrue(pool.isLive(reused));
+        assertFalse(pool.isLive(old));
+        assertFalse(pool.delete(old), "a stale reference cannot delete the new incarnation");
+        assertTrue(pool.isLive(reused));
+        assertEquals(-1, pool.beginWrite(old));
+    }
+
+    @Test
+    void deletedSliceIsNotReusedBeforeReclamation() {
+        long old = pool.allocate(200);
+        assertTrue(pool.delete(old));
+        long other = pool.allocate(200);
+        assertNotEquals(granule(old), granule(other));
+    }
+
+    @Test
+    void privateDeleteReusesAtOnce() {
+        long ref = pool.allocate(48);
+        pool.deletePrivate(ref);
+        long next = pool.allocate(48);
+        assertEquals(granule(ref), granule(next));
+    }
+
+    @Test
+    void eraAdvancesOncePerReclaimedBatch() {
+        NovaAllocator nova = (NovaAllocator) pool.allocator();
+        long before = nova.era();
+        pool.delete(pool.allocate(10));
+        pool.reclaimNow();
+        assertEquals(before + 1, nova.era());
+        pool.reclaimNow(); // nothing to reclaim: the era stays
+        assertEquals(before + 1, nova.era());
+    }
+
+    @Test
+    void sliceAnnouncedByAWriterIsNotReusedUntilTheWriteEnds() throws Exception {
+        long target = pool.allocate(100);
+        CountDownLatch announced = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Thread writer = Thread.ofPlatform().start(() -> {
+            long token = pool.beginWrite(target);
+            assertTrue(token >= 0);
+            announced.countDown();
+            try {
+                finish.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            pool.endWrite(token);
+        });
+        announced.await();
+        assertTrue(pool.delete(target));
+        pool.reclaimNow();
+        List<Long> others = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            long r = pool.allocate(100);
+            assertNotEquals(granule(target), granule(r), "reused while a writer holds it");
+            others.add(r);
+        }
+        assertTrue(pool.footprint().releasedBytes() > 0, "the stalled slice waits in a release list");
+        finish.countDown();
+        writer.join();
+        pool.reclaimNow();
+        assertEquals(0, pool.footprint().releasedBytes());
+        Set<Long> places = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            places.add(granule(pool.allocate(100)));
+        }
+        assertTrue(places.contains(granule(target)), "reused once the writer is done");
+    }
+
+    @Test
+    void memoryLimitThrowsAndLeavesThePoolUsable() {
+        List<Long> refs = new ArrayList<>();
+        GroveOutOfMemoryException oom = assertThrows(GroveOutOfMemoryException.class, () -> {
+            while (true) {
+                refs.add(pool.allocate(1000));
+            }
+        });
+        assertTrue(oom.getMessage().contains("memory limit"), oom.getMessage());
+        assertTrue(refs.size() > 200);
+        assertEquals(4L * BLOCK, pool.footprint().reservedBytes());
+        for (long r : refs) {
+            assertTrue(pool.isLive(r));
+        }
+        assertTrue(pool.delete(refs.get(0)));
+        long again = pool.allocate(1000); // the slow path reclaims the released slice
+        assertEquals(granule(refs.get(0)), granule(again));
+    }
+
+    @Test
+    void neighbouringFreeSlicesMergeForALargerRequest() {
+        List<Long> small = new ArrayList<>();
+        try {
+            while (true) {
+                small.add(pool.allocate(100));
+            }
+        } catch (GroveOutOfMemoryException expected) {
+            // the pool is full of small slices
+        }
+        for (long r : small) {
+            assertTrue(pool.delete(r));
+        }
+        long big = pool.allocate(BLOCK / 2);
+        assertTrue(pool.isLive(big));
+        assertEquals(BLOCK / 2, pool.length(big));
+        for (long r : small) {
+            assertFalse(pool.isLive(r), "a reference to a header merged away stays stale");
+        }
+        // the rest of the memory is still usable for small slices again
+        for (int i = 0; i < 100; i++) {
+            assertTrue(pool.isLive(pool.allocate(100)));
+        }
+    }
+
+    @Test
+    void footprintAddsUp() {
+        MemoryFootprint empty = pool.footprint();
+        assertEquals(0, empty.liveBytes());
+        assertEquals(0, empty.liveSlices());
+        long a = pool.allocate(100); // 16 + 112 bytes
+        long b = pool.allocate(10); // 16 + 16 bytes
+        MemoryFootprint two = pool.footprint();
+        assertEquals(2, two.liveSlices());
+        assertEquals(32, two.headerBytes());
+        assertEquals(128 + 32, two.liveBytes());
+        assertEquals(BLOCK, two.reservedBytes());
+        pool.delete(a);
+        assertEquals(128, pool.footprint().releasedBytes());
+        assertEquals(32, pool.footprint().liveBytes());
+        pool.reclaimNow();
+        assertEquals(0, pool.footprint().releasedBytes());
+        assertEquals(128, pool.footprint().freeBytes());
+        pool.delete(b);
+        pool.reclaimNow();
+        assertEquals(0, pool.footprint().liveBytes());
+    }
+
+    @Test
+    void badArgumentsAndUseAfterClose() {
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> pool.allocate(-1));
+        assertTrue(negative.getMessage().contains("-1"), negative.getMessage());
+        IllegalArgumentException tooLarge =
+                assertThrows(IllegalArgumentException.class, () -> pool.allocate(BLOCK - 15));
+        assertTrue(tooLarge.getMessage().contains(String.valueOf(BLOCK - 16)), tooLarge.getMessage());
+        long largest = pool.allocate(BLOCK - 16);
+        assertEquals(BLOCK - 16, pool.length(largest));
+        long ref = pool.allocate(8);
+        pool.close();
+        assertTrue(pool.isClosed());
+        assertThrows(IllegalStateException.class, () -> pool.allocate(8));
+        assertThrows(IllegalStateException.class, () -> pool.delete(ref));
+        assertThrows(IllegalStateException.class, () -> pool.isLive(ref));
+        assertThrows(IllegalStateException.class, () -> pool.segment(ref).get(ValueLayout.JAVA_BYTE, 0));
+        pool.close(); // idempotent
+    }
+}
