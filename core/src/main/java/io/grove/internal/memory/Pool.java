@@ -32,7 +32,11 @@ public final class Pool implements MemoryPool {
     private volatile boolean closed;
 
     public Pool(int blockSize, long memoryLimit, Reclamation reclamation) {
-        this.blocks = new Blocks(blockSize, memoryLimit, new ArenaBlockSource());
+        this(blockSize, memoryLimit, reclamation, new ArenaBlockSource());
+    }
+
+    Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
+        this.blocks = new Blocks(blockSize, memoryLimit, source);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
         this.allocator = switch (reclamation) {

@@ -186,6 +186,28 @@ class NovaAllocatorTest {
     }
 
     @Test
+    void longChurnOfVaryingSizesStaysWithinASmallLimit() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        long[] live = new long[64];
+        for (int i = 0; i < 1_000_000; i++) {
+            int k = random.nextInt(live.length);
+            if (live[k] != 0) {
+                assertTrue(pool.delete(live[k]));
+            }
+            live[k] = pool.allocate(random.nextInt(2000));
+        }
+        MemoryFootprint f = pool.footprint();
+        assertEquals(64, f.liveSlices());
+        assertTrue(f.reservedBytes() <= 4L * BLOCK);
+        long capacities = 0;
+        for (long ref : live) {
+            long g = Reference.granule(ref);
+            capacities += SliceHeader.capacityGranules(pool.blocks().block(g), pool.blocks().offsetInBlock(g)) * 16;
+        }
+        assertEquals(capacities, f.liveBytes(), "live bytes agree with the live slices' headers: " + f);
+    }
+
+    @Test
     void footprintAddsUp() {
         MemoryFootprint empty = pool.footprint();
         assertEquals(0, empty.liveBytes());

@@ -1,0 +1,51 @@
+package io.grove.internal.view;
+
+import io.grove.SerializerException;
+import io.grove.internal.memory.Pool;
+import io.grove.serial.Serializer;
+import java.util.Objects;
+
+/**
+ * Serializes a value into a new private slice: the one way keys and values enter off-heap memory.
+ *
+ * <p>The serializer writes through a view of exactly the size it declared, so it cannot write past the slice.
+ * If it tries, or fails in any other way, the slice is deleted privately and nothing is left half-written; an
+ * attempt to write past the declared size becomes a {@link SerializerException} naming the serializer.
+ */
+public final class SliceWriter {
+    private SliceWriter() {}
+
+    /**
+     * Allocates a slice for {@code value}, serializes it there through {@code view} (a closed view, reused by the
+     * caller) and returns the slice's reference, still private to the calling thread.
+     *
+     * @throws NullPointerException if {@code value} is null
+     * @throws SerializerException if the serializer declares a negative size or writes past its declared size
+     * @throws IllegalArgumentException if the declared size exceeds the largest slice of the pool
+     * @throws io.grove.GroveOutOfMemoryException if the pool's memory limit leaves no room
+     */
+    public static <T> long write(Pool pool, Serializer<T> serializer, T value, SegmentView view) {
+        Objects.requireNonNull(value, "value");
+        int size = serializer.size(value);
+        if (size < 0) {
+            throw new SerializerException("serializer " + serializer + " declared a negative size (" + size
+                    + ") for a value of " + value.getClass().getName());
+        }
+        long ref = pool.allocate(size);
+        boolean written = false;
+        try {
+            view.open(pool.segment(ref), pool.payloadOffset(ref), size, true);
+            serializer.write(value, view);
+            written = true;
+        } catch (ViewBoundsException e) {
+            throw new SerializerException("serializer " + serializer + " wrote past its declared size of " + size
+                    + " bytes for a value of " + value.getClass().getName() + ": " + e.getMessage(), e);
+        } finally {
+            view.close();
+            if (!written) {
+                pool.deletePrivate(ref);
+            }
+        }
+        return ref;
+    }
+}
