@@ -39,6 +39,8 @@ public interface ReadView {
     /**
      * Copies {@code target.remaining()} bytes starting at {@code index} into {@code target} at its position,
      * and advances the position.
+     *
+     * @throws java.nio.ReadOnlyBufferException if {@code target} is read-only
      */
     void copyTo(int index, ByteBuffer target);
 

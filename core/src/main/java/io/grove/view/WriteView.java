@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 /**
  * Read and write access to the bytes of one off-heap value, in place. Always scoped: valid only inside the
  * callback it is passed to. Bounds are checked as in {@link ReadView}; a write out of bounds changes nothing.
+ * Writing through a view that was passed to a callback as a {@link ReadView} (by casting it) throws
+ * {@link IllegalStateException} and changes nothing.
  */
 public interface WriteView extends ReadView {
 
