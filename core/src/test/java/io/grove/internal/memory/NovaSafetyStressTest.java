@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,8 @@ class NovaSafetyStressTest {
     private static final long GRACE_NANOS = 20_000_000_000L;
     private static final long MIN_REPLACEMENTS = 20L * SLOTS;
     private final AtomicLong progress = new AtomicLong();
+    private final AtomicLong staleSeen = new AtomicLong();
+    private final AtomicLong refusalsSeen = new AtomicLong();
     private volatile long deadline;
 
     @Test
@@ -129,7 +132,9 @@ class NovaSafetyStressTest {
                         }
                         pool.validate(ref);
                     } catch (ConcurrentModificationException e) {
-                        stale++;
+                        if (stale++ == 0) {
+                            staleSeen.incrementAndGet();
+                        }
                         continue;
                     }
                     valid++;
@@ -172,12 +177,14 @@ class NovaSafetyStressTest {
                     } catch (ConcurrentModificationException e) {
                         continue;
                     }
-                    for (int spin = random.nextInt(2000); spin > 0; spin--) {
-                        Thread.onSpinWait(); // let the slice go stale now and then
+                    if ((iteration & 7) == 0) {
+                        LockSupport.parkNanos(200_000); // let the slice go stale now and then
                     }
                     long token = pool.beginWrite(ref);
                     if (token < 0) {
-                        refused++;
+                        if (refused++ == 0) {
+                            refusalsSeen.incrementAndGet();
+                        }
                         continue;
                     }
                     try {
@@ -235,7 +242,8 @@ class NovaSafetyStressTest {
             return false;
         }
         long now = System.nanoTime();
-        return now < deadline || (progress.get() < MIN_REPLACEMENTS && now < deadline + GRACE_NANOS);
+        boolean enough = progress.get() >= MIN_REPLACEMENTS && staleSeen.get() > 0 && refusalsSeen.get() > 0;
+        return now < deadline || (!enough && now < deadline + GRACE_NANOS);
     }
 
     private Runnable guard(AtomicReference<Throwable> failure, CountDownLatch go, Runnable body) {
