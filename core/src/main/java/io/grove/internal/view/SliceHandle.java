@@ -5,6 +5,8 @@ import io.grove.internal.memory.Reference;
 import io.grove.view.Handle;
 import io.grove.view.ReadView;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ConcurrentModificationException;
 import java.util.function.Function;
@@ -23,8 +25,23 @@ import java.util.function.Function;
  * that reuse one handle) must not race with reads.
  */
 public final class SliceHandle implements Handle {
+    private static final VarHandle CALLBACK_VIEW_BUSY;
+
+    static {
+        try {
+            CALLBACK_VIEW_BUSY = MethodHandles.lookup().findVarHandle(SliceHandle.class, "callbackViewBusy", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Pool pool;
+    /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
+    /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
+    private final SegmentView callbackView = new SegmentView();
+    @SuppressWarnings("unused") // accessed through CALLBACK_VIEW_BUSY
+    private volatile int callbackViewBusy;
     private long ref;
 
     /** A handle on {@code ref}'s slice; throws {@link ConcurrentModificationException} if it is not live. */
@@ -61,7 +78,8 @@ public final class SliceHandle implements Handle {
 
     @Override
     public <T> T read(Function<? super ReadView, ? extends T> reader) {
-        SegmentView scoped = new SegmentView();
+        boolean cached = CALLBACK_VIEW_BUSY.compareAndSet(this, 0, 1);
+        SegmentView scoped = cached ? callbackView : new SegmentView(); // another thread is in read(): its own view
         T result;
         try {
             scoped.open(pool.segment(ref), pool.payloadOffset(ref), view.size(), false);
@@ -71,6 +89,9 @@ public final class SliceHandle implements Handle {
             throw e;
         } finally {
             scoped.close();
+            if (cached) {
+                CALLBACK_VIEW_BUSY.setRelease(this, 0);
+            }
         }
         pool.validate(ref);
         return result;
