@@ -1,6 +1,7 @@
 package io.grove.internal.view;
 
 import io.grove.view.ReadView;
+import io.grove.view.ResizableView;
 import io.grove.view.WriteView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -36,7 +37,13 @@ import java.util.Objects;
  * thread opens or closes it meanwhile. A view leaked to another thread is not guaranteed to see {@link #close()};
  * such misuse can still never reach memory outside the segment, which the segment itself checks.
  */
-public final class SegmentView implements WriteView {
+public final class SegmentView implements ResizableView {
+
+    /** Moves the bytes of an open view to a region of another size and reopens the view there. */
+    public interface Resizer {
+        void resize(SegmentView view, int newSize);
+    }
+
 
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     private static final ValueLayout.OfShort SHORT =
@@ -57,6 +64,7 @@ public final class SegmentView implements WriteView {
     private long base;
     private int size;
     private boolean writable;
+    private Resizer resizer;
 
     /** Creates a closed view. */
     public SegmentView() {}
@@ -71,6 +79,14 @@ public final class SegmentView implements WriteView {
      * @throws IllegalArgumentException if {@code writable} but the segment is read-only
      */
     public SegmentView open(MemorySegment segment, long offset, int size, boolean writable) {
+        return open(segment, offset, size, writable, null);
+    }
+
+    /**
+     * As {@link #open(MemorySegment, long, int, boolean)}, and {@link #resize} goes to {@code resizer}
+     * ({@code null}: the view cannot be resized).
+     */
+    public SegmentView open(MemorySegment segment, long offset, int size, boolean writable, Resizer resizer) {
         Objects.requireNonNull(segment, "segment");
         if (this.segment != null) {
             throw new IllegalStateException("view is already open; a nested callback needs its own view");
@@ -82,8 +98,36 @@ public final class SegmentView implements WriteView {
         this.base = offset;
         this.size = size;
         this.writable = writable;
+        this.resizer = resizer;
         this.segment = segment;
         return this;
+    }
+
+    @Override
+    public SegmentView resize(int newSize) {
+        liveWritable();
+        if (resizer == null) {
+            throw new IllegalStateException("this view's value cannot be resized here");
+        }
+        if (newSize < 0) {
+            throw new IllegalArgumentException("cannot resize a value to " + newSize + " bytes");
+        }
+        resizer.resize(this, newSize);
+        return this;
+    }
+
+    /** The segment and offset the view covers now, for a {@link Resizer}; {@code null} segment while closed. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public long offset() {
+        return base;
+    }
+
+    /** The resizer the view was opened with. */
+    public Resizer resizer() {
+        return resizer;
     }
 
     /** Invalidates this view; any later use throws {@link IllegalStateException} until it is opened again. */

@@ -3,6 +3,7 @@ package io.grove.internal.view;
 import io.grove.SerializerException;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializer;
+import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
@@ -25,27 +26,45 @@ public final class SliceWriter {
      * @throws io.grove.GroveOutOfMemoryException if the pool's memory limit leaves no room
      */
     public static <T> long write(Pool pool, Serializer<T> serializer, T value, SegmentView view) {
+        int size = sizeOf(serializer, value);
+        long ref = pool.allocate(size);
+        boolean written = false;
+        try {
+            writeInto(serializer, value, size, view, pool.segment(ref), pool.payloadOffset(ref));
+            written = true;
+        } finally {
+            if (!written) {
+                pool.deletePrivate(ref);
+            }
+        }
+        return ref;
+    }
+
+    /** The size {@code serializer} declares for {@code value}, checked to be at least 0. */
+    public static <T> int sizeOf(Serializer<T> serializer, T value) {
         Objects.requireNonNull(value, "value");
         int size = serializer.size(value);
         if (size < 0) {
             throw new SerializerException("serializer " + serializer + " declared a negative size (" + size
                     + ") for a value of " + value.getClass().getName());
         }
-        long ref = pool.allocate(size);
-        boolean written = false;
+        return size;
+    }
+
+    /**
+     * Serializes {@code value} into {@code [offset, offset + size)} of {@code target} through {@code view} (closed
+     * before and after); a write past {@code size} becomes a {@link SerializerException}.
+     */
+    public static <T> void writeInto(Serializer<T> serializer, T value, int size, SegmentView view,
+            MemorySegment target, long offset) {
         try {
-            view.open(pool.segment(ref), pool.payloadOffset(ref), size, true);
+            view.open(target, offset, size, true);
             serializer.write(value, view);
-            written = true;
         } catch (ViewBoundsException e) {
             throw new SerializerException("serializer " + serializer + " wrote past its declared size of " + size
                     + " bytes for a value of " + value.getClass().getName() + ": " + e.getMessage(), e);
         } finally {
             view.close();
-            if (!written) {
-                pool.deletePrivate(ref);
-            }
         }
-        return ref;
     }
 }

@@ -1,0 +1,48 @@
+package io.grove;
+
+import io.grove.view.Handle;
+import io.grove.view.ResizableView;
+import java.util.function.Consumer;
+
+/**
+ * The zero-copy API of a Grove map (Oak's Table 1): values are read and updated where they live, without
+ * deserializing them, and writes return no old value so that none is deserialized.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public interface ZeroCopyMap<K, V> {
+
+    /**
+     * An unscoped handle on the value of {@code key}, or {@code null} if absent. Each read through the handle is
+     * validated: once the entry is removed or its value replaced, reads throw
+     * {@link java.util.ConcurrentModificationException}. An in-place update ({@link #computeIfPresent}) that runs
+     * while a handle reads may be seen partly; read through {@link Handle#read} and {@link #computeIfPresent}
+     * for consistency between fields.
+     */
+    Handle get(K key);
+
+    /** Maps {@code key} to {@code value}, replacing any value. */
+    void put(K key, V value);
+
+    /** Maps {@code key} to {@code value} if absent; {@code true} if it was inserted. */
+    boolean putIfAbsent(K key, V value);
+
+    /** Removes {@code key}'s mapping; {@code true} if there was one. */
+    boolean remove(K key);
+
+    /**
+     * If {@code key} is present, runs {@code computer} once on its value in place, atomically with respect to
+     * every other operation on the map, and returns {@code true}; otherwise returns {@code false} without calling
+     * it. The computer may {@link ResizableView#resize resize} the value. It must be short and must not use the
+     * map. If it throws, the exception propagates and the bytes it wrote so far stay written.
+     */
+    boolean computeIfPresent(K key, Consumer<? super ResizableView> computer);
+
+    /**
+     * Inserts {@code value} if {@code key} is absent and returns {@code true}; otherwise runs {@code computer} once
+     * on the present value in place, as {@link #computeIfPresent}, and returns {@code false}. The whole is one
+     * atomic step.
+     */
+    boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer);
+}

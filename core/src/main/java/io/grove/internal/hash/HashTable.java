@@ -1,0 +1,376 @@
+package io.grove.internal.hash;
+
+import io.grove.GroveOutOfMemoryException;
+import io.grove.internal.memory.Pool;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The off-heap structure of {@link OffHeapHashMap}: segments, bucket arrays and entry chains, all in Nova slices of
+ * one {@link Pool}, referring to each other by references (offsets), never by Java objects or addresses.
+ *
+ * <p>Implementation notes.
+ *
+ * <p><b>Shape.</b> A fixed power-of-two number of segments, chosen from the expected size. A key's 64-bit hash
+ * ({@link KeyHash}) picks the segment by its top bits and the bucket by its low 32 bits. Each segment
+ * ({@link SegmentLayout}) has a lock, a seqlock version, a count and a bucket array of chained entries
+ * ({@link EntryLayout}); the directory slice lists the segments' references.
+ *
+ * <p><b>Writers</b> (MapHash §3.4, one lock per chain, here per segment): take the segment's lock (a CAS spin lock
+ * in the segment record, off heap so that it can later work across processes), search, and change the chains
+ * only inside a mutation (version odd). New slices (entries, values) are written while private, before the
+ * mutation links them. Removed entries and replaced values are deleted through Nova after the mutation.
+ *
+ * <p><b>Readers</b> take no lock: read the version (waiting while it is odd), search, read what they need, fence
+ * loads and re-read the version; if it changed they retry. A reader may follow a stale reference into memory Nova
+ * reused (a removed entry's slice, now someone else's): that can only happen if the segment mutated meanwhile, so
+ * the version check rejects whatever it read; a search is bounded by the segment's count so that a cycle through
+ * reused memory cannot trap it, and any exception a stale read causes is discarded in the same way.
+ *
+ * <p><b>Growth.</b> When a segment's count passes 3/4 of its buckets, the writer that inserted doubles the bucket
+ * array inside one mutation: the work is that segment's entries only, one segment at a time, never the whole
+ * table. A segment stops growing at the largest slice the pool serves ({@code maxSliceSize / 8} buckets), or when
+ * memory for a larger array is lacking; its chains then get longer, and nothing fails.
+ *
+ * <p><b>Linearization points.</b> A successful update: the release store that ends its mutation. A read: its
+ * final version check. A failed search under the lock: the moment the lock is held.
+ *
+ * <p><b>Notation.</b> {@code s}: segment index; {@code sb}/{@code so}: a segment's block and offset; {@code e}: an
+ * entry reference; {@code eb}/{@code eo}: an entry's block and payload offset; {@code bb}/{@code bo}: the bucket
+ * array's.
+ */
+final class HashTable {
+    /** What a lock-free search returns when it gave up because the chain it followed was not a real chain. */
+    static final long RETRY = -1;
+    private static final int MIN_BUCKET_BITS = 4;
+    private static final int SPINS_BEFORE_YIELD = 64;
+
+    private final Pool pool;
+    private final long directory;
+    private final MemorySegment[] segmentBlocks;
+    private final long[] segmentOffsets;
+    private final int segmentShift;
+    private final int maxBucketBits;
+
+    HashTable(Pool pool, long expectedSize) {
+        this.pool = pool;
+        int segmentBits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
+        int segments = 1 << segmentBits;
+        this.segmentShift = 64 - segmentBits;
+        this.maxBucketBits = 31 - Integer.numberOfLeadingZeros(pool.maxSliceSize() / Long.BYTES);
+        long perSegment = Math.max(1, expectedSize * 4 / 3 / segments);
+        int bucketBits = Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), MIN_BUCKET_BITS, maxBucketBits);
+        this.segmentBlocks = new MemorySegment[segments];
+        this.segmentOffsets = new long[segments];
+        this.directory = pool.allocate(segments * Long.BYTES);
+        MemorySegment db = pool.segment(directory);
+        long dof = pool.payloadOffset(directory);
+        for (int s = 0; s < segments; s++) {
+            long buckets = newBucketArray(bucketBits);
+            long segment = pool.allocate(SegmentLayout.SIZE);
+            segmentBlocks[s] = pool.segment(segment);
+            segmentOffsets[s] = pool.payloadOffset(segment);
+            SegmentLayout.initialize(segmentBlocks[s], segmentOffsets[s], buckets, bucketBits);
+            db.set(java.lang.foreign.ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES, segment);
+        }
+        VarHandle.releaseFence(); // the map object is published after this; its fields are final
+    }
+
+    private long newBucketArray(int bits) {
+        long ref = pool.allocate((1 << bits) * Long.BYTES);
+        pool.segment(ref).asSlice(pool.payloadOffset(ref), (long) Long.BYTES << bits).fill((byte) 0);
+        return ref;
+    }
+
+    int segmentCount() {
+        return segmentBlocks.length;
+    }
+
+    int segmentOf(long hash) {
+        return (int) (hash >>> segmentShift);
+    }
+
+    // ---- lock-free reads ---------------------------------------------------------------------------------------
+
+    /** The segment's version once it is even (no mutation in progress). */
+    long awaitStable(int s) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        for (int spins = 0; ; spins++) {
+            long v = SegmentLayout.versionAcquire(sb, so);
+            if ((v & 1) == 0) {
+                return v;
+            }
+            backOff(spins);
+        }
+    }
+
+    /** Whether no mutation began since {@code version} was read; orders the reads before it first. */
+    boolean isStable(int s, long version) {
+        VarHandle.loadLoadFence();
+        return SegmentLayout.versionAcquire(segmentBlocks[s], segmentOffsets[s]) == version;
+    }
+
+    /**
+     * Searches segment {@code s} for the key in {@code scratch} without the lock: the entry, 0 if absent, or
+     * {@link #RETRY} if the walk exceeded any real chain's length. The result means something only if
+     * {@link #isStable} holds afterwards.
+     */
+    long findLockFree(int s, Scratch scratch) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long bound = SegmentLayout.count(sb, so) + 2;
+        long buckets = SegmentLayout.buckets(sb, so);
+        long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
+        long e = SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
+        int hash = (int) scratch.keyHash();
+        for (long steps = 0; e != 0; steps++) {
+            if (steps > bound) {
+                return RETRY;
+            }
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            if (matches(eb, eo, hash, scratch)) {
+                return e;
+            }
+            e = EntryLayout.next(eb, eo);
+        }
+        return 0;
+    }
+
+    private static boolean matches(MemorySegment eb, long eo, int hash, Scratch scratch) {
+        int length = scratch.keyLength();
+        return EntryLayout.hash(eb, eo) == hash
+                && EntryLayout.keyLength(eb, eo) == length
+                && MemorySegment.mismatch(eb, eo + EntryLayout.KEY, eo + EntryLayout.KEY + length,
+                        scratch.key(), 0, length) == -1;
+    }
+
+    // ---- locked updates ----------------------------------------------------------------------------------------
+
+    void lock(int s) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
+            backOff(spins);
+        }
+    }
+
+    void unlock(int s) {
+        SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    private static void backOff(int spins) {
+        if (spins < SPINS_BEFORE_YIELD) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield(); // the holder may be descheduled (more threads than cores) or an unmounted virtual thread
+        }
+    }
+
+    /** Under the lock: the entry holding the key in {@code scratch}, or 0; sets its bucket and predecessor. */
+    long findLocked(int s, Scratch scratch) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long buckets = SegmentLayout.buckets(sb, so);
+        long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
+        scratch.bucket = index;
+        scratch.previous = 0;
+        int hash = (int) scratch.keyHash();
+        long e = SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
+        while (e != 0) {
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            if (matches(eb, eo, hash, scratch)) {
+                return e;
+            }
+            scratch.previous = e;
+            e = EntryLayout.next(eb, eo);
+        }
+        return 0;
+    }
+
+    /**
+     * Under the lock, after {@link #findLocked} found nothing: links a new entry for the key in {@code scratch}
+     * with the value slice {@code value}. Throws {@link GroveOutOfMemoryException} (changing nothing) if the entry
+     * cannot be allocated; the caller still owns {@code value} then.
+     */
+    void insert(int s, Scratch scratch, long value) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        int length = scratch.keyLength();
+        long e = pool.allocate(EntryLayout.sizeFor(length));
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        long buckets = SegmentLayout.buckets(sb, so);
+        MemorySegment bb = pool.segment(buckets);
+        long bo = pool.payloadOffset(buckets);
+        EntryLayout.initialize(eb, eo, SegmentLayout.bucket(bb, bo, scratch.bucket), value, (int) scratch.keyHash(),
+                length);
+        MemorySegment.copy(scratch.key(), 0, eb, eo + EntryLayout.KEY, length);
+        long count = SegmentLayout.count(sb, so) + 1;
+        SegmentLayout.beginMutation(sb, so);
+        SegmentLayout.setBucket(bb, bo, scratch.bucket, e);
+        SegmentLayout.setCount(sb, so, count);
+        SegmentLayout.endMutation(sb, so);
+        int bits = SegmentLayout.bucketBits(sb, so);
+        if (count > (3L << bits) / 4 && bits < maxBucketBits) {
+            grow(sb, so, bits);
+        }
+    }
+
+    /** Under the lock: doubles the segment's bucket array, unless memory for it is lacking. */
+    private void grow(MemorySegment sb, long so, int bits) {
+        long fresh;
+        try {
+            fresh = newBucketArray(bits + 1);
+        } catch (GroveOutOfMemoryException lacking) {
+            return; // chains get longer; the map stays correct
+        }
+        MemorySegment nb = pool.segment(fresh);
+        long no = pool.payloadOffset(fresh);
+        long old = SegmentLayout.buckets(sb, so);
+        MemorySegment ob = pool.segment(old);
+        long oo = pool.payloadOffset(old);
+        long mask = (1L << (bits + 1)) - 1;
+        SegmentLayout.beginMutation(sb, so);
+        for (long b = 0; b < 1L << bits; b++) {
+            long e = SegmentLayout.bucket(ob, oo, b);
+            while (e != 0) {
+                MemorySegment eb = pool.segment(e);
+                long eo = pool.payloadOffset(e);
+                long next = EntryLayout.next(eb, eo);
+                long target = EntryLayout.hash(eb, eo) & mask;
+                EntryLayout.setNext(eb, eo, SegmentLayout.bucket(nb, no, target));
+                SegmentLayout.setBucket(nb, no, target, e);
+                e = next;
+            }
+        }
+        SegmentLayout.setBuckets(sb, so, fresh);
+        SegmentLayout.setBucketBits(sb, so, bits + 1);
+        SegmentLayout.endMutation(sb, so);
+        pool.delete(old);
+    }
+
+    /** Under the lock: points entry {@code e} at the value slice {@code value} and deletes the previous one. */
+    void replaceValue(int s, long e, long value) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        long old = EntryLayout.value(eb, eo);
+        SegmentLayout.beginMutation(sb, so);
+        EntryLayout.setValue(eb, eo, value);
+        SegmentLayout.endMutation(sb, so);
+        pool.delete(old);
+    }
+
+    /** Under the lock and inside a mutation: points entry {@code e} at the value slice {@code value}. */
+    void setValueInMutation(long e, long value) {
+        EntryLayout.setValue(pool.segment(e), pool.payloadOffset(e), value);
+    }
+
+    /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slices. */
+    void unlink(int s, Scratch scratch, long e) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        long next = EntryLayout.next(eb, eo);
+        long count = SegmentLayout.count(sb, so) - 1;
+        SegmentLayout.beginMutation(sb, so);
+        if (scratch.previous == 0) {
+            long buckets = SegmentLayout.buckets(sb, so);
+            SegmentLayout.setBucket(pool.segment(buckets), pool.payloadOffset(buckets), scratch.bucket, next);
+        } else {
+            EntryLayout.setNext(pool.segment(scratch.previous), pool.payloadOffset(scratch.previous), next);
+        }
+        SegmentLayout.setCount(sb, so, count);
+        SegmentLayout.endMutation(sb, so);
+        pool.delete(EntryLayout.value(eb, eo));
+        pool.delete(e);
+    }
+
+    /** Under the lock: makes the segment's version odd around an in-place change of a value's bytes. */
+    void beginMutation(int s) {
+        SegmentLayout.beginMutation(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    void endMutation(int s) {
+        SegmentLayout.endMutation(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    /** Under the lock: unlinks and deletes every entry of the segment. */
+    void clear(int s) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long buckets = SegmentLayout.buckets(sb, so);
+        MemorySegment bb = pool.segment(buckets);
+        long bo = pool.payloadOffset(buckets);
+        long n = 1L << SegmentLayout.bucketBits(sb, so);
+        SegmentLayout.beginMutation(sb, so);
+        for (long b = 0; b < n; b++) {
+            long e = SegmentLayout.bucket(bb, bo, b);
+            SegmentLayout.setBucket(bb, bo, b, 0);
+            while (e != 0) {
+                MemorySegment eb = pool.segment(e);
+                long eo = pool.payloadOffset(e);
+                long next = EntryLayout.next(eb, eo);
+                pool.delete(EntryLayout.value(eb, eo));
+                pool.delete(e);
+                e = next;
+            }
+        }
+        SegmentLayout.setCount(sb, so, 0);
+        SegmentLayout.endMutation(sb, so);
+    }
+
+    /** Deletes every slice of the table; the table is unusable afterwards. */
+    void free() {
+        for (int s = 0; s < segmentCount(); s++) {
+            lock(s);
+            clear(s);
+            pool.delete(SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]));
+        }
+        long db = directory;
+        MemorySegment directoryBlock = pool.segment(db);
+        long dof = pool.payloadOffset(db);
+        for (int s = 0; s < segmentCount(); s++) {
+            pool.delete(directoryBlock.get(java.lang.foreign.ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
+        }
+        pool.delete(directory);
+    }
+
+    // ---- access to entries, for the map and its iterators --------------------------------------------------------
+
+    long count(int s) {
+        return SegmentLayout.count(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    int bucketBits(int s) {
+        return SegmentLayout.bucketBits(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    /** The first entry of bucket {@code index} of segment {@code s} (lock-free readers validate afterwards). */
+    long bucketHead(int s, long index) {
+        long buckets = SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]);
+        return SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
+    }
+
+    long next(long e) {
+        return EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    long value(long e) {
+        return EntryLayout.value(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    int keyLength(long e) {
+        return EntryLayout.keyLength(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    /** The offset of {@code e}'s key bytes in {@code pool.segment(e)}. */
+    long keyOffset(long e) {
+        return pool.payloadOffset(e) + EntryLayout.KEY;
+    }
+}

@@ -1,0 +1,162 @@
+package io.grove.internal.hash;
+
+import io.grove.ZeroCopyMap;
+import io.grove.internal.memory.Pool;
+import io.grove.internal.view.SliceHandle;
+import io.grove.view.Handle;
+import io.grove.view.ResizableView;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The zero-copy API of {@link OffHeapHashMap}. Writes return no old value, so nothing is deserialized; in-place
+ * updates run under the segment's lock inside a mutation, so lock-free readers of the segment retry around them
+ * and see the value either before or after.
+ */
+final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
+    private final OffHeapHashMap<K, V> map;
+    private final HashTable table;
+    private final Pool pool;
+
+    HashZeroCopy(OffHeapHashMap<K, V> map) {
+        this.map = map;
+        this.table = map.table;
+        this.pool = map.pool();
+    }
+
+    @Override
+    public Handle get(K key) {
+        Scratch scratch = map.begin(key);
+        try {
+            int s = table.segmentOf(scratch.keyHash());
+            while (true) {
+                long version = table.awaitStable(s);
+                Handle handle = null;
+                try {
+                    long e = table.findLockFree(s, scratch);
+                    if (e == HashTable.RETRY) {
+                        map.checkNotCorrupted(s, version);
+                        continue;
+                    }
+                    if (e != 0) {
+                        handle = new SliceHandle(pool, table.value(e));
+                    }
+                } catch (RuntimeException stale) {
+                    if (table.isStable(s, version)) {
+                        throw stale;
+                    }
+                    continue;
+                }
+                if (table.isStable(s, version)) {
+                    return handle;
+                }
+            }
+        } finally {
+            scratch.release();
+        }
+    }
+
+    @Override
+    public void put(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        Scratch scratch = map.begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                map.insertNew(s, scratch, value);
+            } else {
+                map.replaceWith(s, e, value, scratch);
+            }
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public boolean putIfAbsent(K key, V value) {
+        return putIfAbsentComputeIfPresent(key, value, null);
+    }
+
+    @Override
+    public boolean remove(K key) {
+        Scratch scratch = map.begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                return false;
+            }
+            table.unlink(s, scratch, e);
+            return true;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public boolean computeIfPresent(K key, Consumer<? super ResizableView> computer) {
+        Objects.requireNonNull(computer, "computer");
+        Scratch scratch = map.begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                return false;
+            }
+            updateInPlace(s, e, computer, scratch);
+            return true;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer) {
+        Objects.requireNonNull(value, "value");
+        Scratch scratch = map.begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                map.insertNew(s, scratch, value);
+                return true;
+            }
+            if (computer != null) {
+                updateInPlace(s, e, computer, scratch);
+            }
+            return false;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    /** Under the lock: runs {@code computer} on entry {@code e}'s value inside a mutation of segment {@code s}. */
+    private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
+        long value = table.value(e);
+        ValueResizer resizer = scratch.resizer;
+        resizer.start(value);
+        table.beginMutation(s);
+        try {
+            scratch.writeView.open(pool.segment(value), pool.payloadOffset(value), pool.length(value), true, resizer);
+            computer.accept(scratch.writeView);
+        } finally {
+            scratch.writeView.close();
+            if (resizer.moved()) {
+                table.setValueInMutation(e, resizer.current());
+            }
+            table.endMutation(s);
+            if (resizer.moved()) {
+                pool.delete(value);
+            }
+        }
+    }
+}

@@ -1,0 +1,421 @@
+package io.grove.internal.hash;
+
+import io.grove.GroveHashMap;
+import io.grove.MemoryFootprint;
+import io.grove.ZeroCopyMap;
+import io.grove.internal.memory.Pool;
+import io.grove.internal.view.SliceWriter;
+import io.grove.serial.Serializer;
+import java.util.AbstractMap;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * {@link GroveHashMap}: the {@link java.util.concurrent.ConcurrentMap} contract over a {@link HashTable}.
+ *
+ * <p>Each single-key method serializes the key once into the thread's {@link Scratch}, picks the segment, and
+ * either reads lock-free (get, containsKey: retry until the segment's version is unchanged across the read) or
+ * updates under the segment's lock. New values are serialized into private slices before they are linked; a
+ * value displaced by an update is deserialized (when the method returns it) before its slice is deleted. User
+ * functions of {@code compute}, {@code computeIfAbsent}, {@code computeIfPresent} and {@code merge} run once,
+ * under the lock; if one throws, the map is unchanged.
+ */
+public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements GroveHashMap<K, V> {
+    private final Pool pool;
+    private final boolean ownsPool;
+    final Serializer<K> keySerializer;
+    final Serializer<V> valueSerializer;
+    final HashTable table;
+    private final ThreadLocal<Scratch> scratches;
+    private final HashZeroCopy<K, V> zeroCopy;
+    private volatile boolean closed;
+    private Set<Entry<K, V>> entrySet;
+    private Set<K> keySet;
+
+    public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
+            long expectedSize) {
+        this.pool = pool;
+        this.ownsPool = ownsPool;
+        this.keySerializer = keySerializer;
+        this.valueSerializer = valueSerializer;
+        this.table = new HashTable(pool, expectedSize);
+        this.scratches = ThreadLocal.withInitial(() -> new Scratch(pool));
+        this.zeroCopy = new HashZeroCopy<>(this);
+    }
+
+    // ---- shared steps ------------------------------------------------------------------------------------------
+
+    Pool pool() {
+        return pool;
+    }
+
+    /** Checks the map is open, takes the thread's scratch and serializes {@code key} into it. */
+    @SuppressWarnings("unchecked")
+    Scratch begin(Object key) {
+        if (closed) {
+            throw new IllegalStateException("the map is closed");
+        }
+        Objects.requireNonNull(key, "key");
+        Scratch scratch = Scratch.acquire(scratches, pool);
+        try {
+            scratch.setKey(keySerializer, (K) key);
+        } catch (RuntimeException | Error e) {
+            scratch.release();
+            throw e;
+        }
+        return scratch;
+    }
+
+    /** A new private slice holding {@code value}. */
+    long store(V value, Scratch scratch) {
+        Objects.requireNonNull(value, "value");
+        return SliceWriter.write(pool, valueSerializer, value, scratch.writeView);
+    }
+
+    V readValue(long valueRef, Scratch scratch) {
+        return read(valueSerializer, valueRef, pool.payloadOffset(valueRef), pool.length(valueRef), scratch);
+    }
+
+    K readKey(long entry, Scratch scratch) {
+        return read(keySerializer, entry, table.keyOffset(entry), table.keyLength(entry), scratch);
+    }
+
+    private <T> T read(Serializer<T> serializer, long ref, long offset, int length, Scratch scratch) {
+        scratch.readView.open(pool.segment(ref), offset, length, false);
+        try {
+            return serializer.read(scratch.readView);
+        } finally {
+            scratch.readView.close();
+        }
+    }
+
+    /** Links a new entry for the scratch's key with a new slice holding {@code value}; under the lock. */
+    void insertNew(int s, Scratch scratch, V value) {
+        long ref = store(value, scratch);
+        try {
+            table.insert(s, scratch, ref);
+        } catch (RuntimeException | Error e) {
+            pool.deletePrivate(ref);
+            throw e;
+        }
+    }
+
+    void replaceWith(int s, long entry, V value, Scratch scratch) {
+        table.replaceValue(s, entry, store(value, scratch));
+    }
+
+    // ---- ConcurrentMap ------------------------------------------------------------------------------------------
+
+    @Override
+    public V get(Object key) {
+        Scratch scratch = begin(key);
+        try {
+            int s = table.segmentOf(scratch.keyHash());
+            while (true) {
+                long version = table.awaitStable(s);
+                V value = null;
+                try {
+                    long e = table.findLockFree(s, scratch);
+                    if (e == HashTable.RETRY) {
+                        checkNotCorrupted(s, version);
+                        continue;
+                    }
+                    if (e != 0) {
+                        value = readValue(table.value(e), scratch);
+                    }
+                } catch (RuntimeException stale) {
+                    if (table.isStable(s, version)) {
+                        throw stale;
+                    }
+                    continue;
+                }
+                if (table.isStable(s, version)) {
+                    return value;
+                }
+            }
+        } finally {
+            scratch.release();
+        }
+    }
+
+    void checkNotCorrupted(int s, long version) {
+        if (table.isStable(s, version)) {
+            throw new IllegalStateException("segment " + s + " has a chain longer than its count");
+        }
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        Scratch scratch = begin(key);
+        try {
+            int s = table.segmentOf(scratch.keyHash());
+            while (true) {
+                long version = table.awaitStable(s);
+                long e;
+                try {
+                    e = table.findLockFree(s, scratch);
+                } catch (RuntimeException stale) {
+                    if (table.isStable(s, version)) {
+                        throw stale;
+                    }
+                    continue;
+                }
+                if (e == HashTable.RETRY) {
+                    checkNotCorrupted(s, version);
+                } else if (table.isStable(s, version)) {
+                    return e != 0;
+                }
+            }
+        } finally {
+            scratch.release();
+        }
+    }
+
+    @Override
+    public V put(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        return update(key, value, null, Mode.PUT);
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        return update(key, value, null, Mode.PUT_IF_ABSENT);
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        return update(key, value, null, Mode.REPLACE);
+    }
+
+    @Override
+    public V remove(Object key) {
+        return update(key, null, null, Mode.REMOVE);
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        Objects.requireNonNull(key, "key");
+        if (value == null) {
+            return false;
+        }
+        return update(key, null, value, Mode.REMOVE_IF_EQUAL) != null;
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        Objects.requireNonNull(oldValue, "oldValue");
+        Objects.requireNonNull(newValue, "newValue");
+        return update(key, newValue, oldValue, Mode.REPLACE_IF_EQUAL) != null;
+    }
+
+    private enum Mode { PUT, PUT_IF_ABSENT, REPLACE, REMOVE, REMOVE_IF_EQUAL, REPLACE_IF_EQUAL }
+
+    /**
+     * The updates that return the previous value. For the conditional modes, returns non-null exactly when the
+     * condition held and the update was made.
+     */
+    private V update(Object key, V value, Object expected, Mode mode) {
+        Scratch scratch = begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                if (mode == Mode.PUT || mode == Mode.PUT_IF_ABSENT) {
+                    insertNew(s, scratch, value);
+                }
+                return null;
+            }
+            V old = readValue(table.value(e), scratch);
+            switch (mode) {
+                case PUT, REPLACE -> replaceWith(s, e, value, scratch);
+                case PUT_IF_ABSENT -> { }
+                case REMOVE -> table.unlink(s, scratch, e);
+                case REMOVE_IF_EQUAL -> {
+                    if (!old.equals(expected)) {
+                        return null;
+                    }
+                    table.unlink(s, scratch, e);
+                }
+                case REPLACE_IF_EQUAL -> {
+                    if (!old.equals(expected)) {
+                        return null;
+                    }
+                    replaceWith(s, e, value, scratch);
+                }
+            }
+            return old;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
+        Objects.requireNonNull(mappingFunction, "mappingFunction");
+        Scratch scratch = begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e != 0) {
+                return readValue(table.value(e), scratch);
+            }
+            V value = mappingFunction.apply(key);
+            if (value != null) {
+                insertNew(s, scratch, value);
+            }
+            return value;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        return remap(key, null, remappingFunction, false);
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        return remap(key, null, remappingFunction, true);
+    }
+
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        return remap(key, value, (k, old) -> remappingFunction.apply(old, value), true);
+    }
+
+    /**
+     * compute, computeIfPresent and merge: under the lock, applies {@code function} to the present value (or, if
+     * {@code whenAbsent}, to {@code null} — merge inserts {@code absentValue} instead) and stores or removes.
+     */
+    private V remap(K key, V absentValue, BiFunction<? super K, ? super V, ? extends V> function,
+            boolean whenAbsent) {
+        Scratch scratch = begin(key);
+        int s = table.segmentOf(scratch.keyHash());
+        table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            if (e == 0) {
+                if (!whenAbsent) {
+                    return null;
+                }
+                V value = absentValue != null ? absentValue : function.apply(key, null);
+                if (value != null) {
+                    insertNew(s, scratch, value);
+                }
+                return value;
+            }
+            V value = function.apply(key, readValue(table.value(e), scratch));
+            if (value == null) {
+                table.unlink(s, scratch, e);
+            } else {
+                replaceWith(s, e, value, scratch);
+            }
+            return value;
+        } finally {
+            table.unlock(s);
+            scratch.release();
+        }
+    }
+
+    @Override
+    public int size() {
+        return (int) Math.min(Integer.MAX_VALUE, mappingCount());
+    }
+
+    /** The number of entries as a {@code long}; exact when no update runs. */
+    public long mappingCount() {
+        checkOpen();
+        long n = 0;
+        for (int s = 0; s < table.segmentCount(); s++) {
+            n += table.count(s);
+        }
+        return n;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return mappingCount() == 0;
+    }
+
+    @Override
+    public boolean containsValue(Object value) {
+        Objects.requireNonNull(value, "value");
+        return values().contains(value);
+    }
+
+    /** Removes every entry, one segment at a time (atomic per segment, not as a whole). */
+    @Override
+    public void clear() {
+        checkOpen();
+        for (int s = 0; s < table.segmentCount(); s++) {
+            table.lock(s);
+            try {
+                table.clear(s);
+            } finally {
+                table.unlock(s);
+            }
+        }
+    }
+
+    @Override
+    public Set<Entry<K, V>> entrySet() {
+        Set<Entry<K, V>> view = entrySet;
+        return view != null ? view : (entrySet = new HashViews.EntrySetView<>(this));
+    }
+
+    @Override
+    public Set<K> keySet() {
+        Set<K> view = keySet;
+        return view != null ? view : (keySet = new HashViews.KeySetView<>(this));
+    }
+
+    Scratch scratchForIteration() {
+        checkOpen();
+        return Scratch.acquire(scratches, pool);
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the map is closed");
+        }
+    }
+
+    // ---- Grove ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public ZeroCopyMap<K, V> zc() {
+        checkOpen();
+        return zeroCopy;
+    }
+
+    @Override
+    public MemoryFootprint footprint() {
+        return pool.footprint();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (ownsPool) {
+            pool.close();
+        } else {
+            table.free();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.grove.internal.hash;
+
+import io.grove.internal.memory.Pool;
+import io.grove.internal.view.SegmentView;
+import io.grove.internal.view.SliceWriter;
+import io.grove.serial.Serializer;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Per-thread working memory of a map operation: the probe key serialized on heap, and reusable views, so that an
+ * operation allocates nothing. One instance per thread is cached; an operation that finds it in use (a user
+ * callback running inside an operation called the map again) takes a fresh one, so nested calls never overwrite
+ * the outer operation's key.
+ */
+final class Scratch {
+    private byte[] keyBytes = new byte[64];
+    private MemorySegment keySegment = MemorySegment.ofArray(keyBytes);
+    private int keyLength;
+    private long keyHash;
+    final SegmentView keyView = new SegmentView();
+    final SegmentView readView = new SegmentView();
+    final SegmentView writeView = new SegmentView();
+    final ValueResizer resizer;
+    /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
+    long bucket;
+    long previous;
+    private boolean inUse;
+
+    Scratch(Pool pool) {
+        this.resizer = new ValueResizer(pool);
+    }
+
+    /** Marks the cached instance in use, or returns a fresh one if it already is. */
+    static Scratch acquire(ThreadLocal<Scratch> cache, Pool pool) {
+        Scratch s = cache.get();
+        if (s.inUse) {
+            s = new Scratch(pool);
+        }
+        s.inUse = true;
+        return s;
+    }
+
+    void release() {
+        inUse = false;
+    }
+
+    /** Serializes {@code key} into this scratch and hashes it. */
+    <K> void setKey(Serializer<K> serializer, K key) {
+        int size = SliceWriter.sizeOf(serializer, key);
+        if (size > keyBytes.length) {
+            keyBytes = new byte[Math.max(size, keyBytes.length * 2)];
+            keySegment = MemorySegment.ofArray(keyBytes);
+        }
+        SliceWriter.writeInto(serializer, key, size, keyView, keySegment, 0);
+        keyLength = size;
+        keyHash = KeyHash.of(keySegment, 0, size);
+    }
+
+    MemorySegment key() {
+        return keySegment;
+    }
+
+    int keyLength() {
+        return keyLength;
+    }
+
+    long keyHash() {
+        return keyHash;
+    }
+}

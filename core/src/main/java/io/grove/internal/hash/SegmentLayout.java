@@ -1,0 +1,113 @@
+package io.grove.internal.hash;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The off-heap record of one segment of the hash map: its writer lock, its seqlock version, its entry count and
+ * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
+ *
+ * <pre>
+ * segment record (payload of a slice, 32 bytes):
+ * byte offset 0              4              8                   16                  24                32
+ *            +--------------+--------------+-------------------+-------------------+-----------------+
+ *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
+ *            +--------------+--------------+-------------------+-------------------+-----------------+
+ * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
+ * entry of the bucket's chain, or 0.
+ * </pre>
+ *
+ * <ul>
+ *   <li>lock: 0 free, 1 held. Writers take it with a CAS (acquire) and drop it with {@code setRelease}. It lives
+ *       off heap so that a later file-backed table is locked across processes.
+ *   <li>version: a seqlock for lock-free readers. Even while the segment is stable; a writer holding the lock makes
+ *       it odd ({@link #beginMutation}: an opaque store followed by a store-store fence, so no store of the
+ *       mutation becomes visible before it) before it changes any chain, bucket array or value reference, and even
+ *       again ({@link #endMutation}, release) after. A reader reads it (acquire), reads what it needs, issues a
+ *       load-load fence and checks that it is unchanged; so a reader that saw any store of a mutation sees the
+ *       odd or the later version and retries.
+ *   <li>log2 buckets: the bucket array holds {@code 1 << log2 buckets} buckets; entry {@code e} is in bucket
+ *       {@code e.hash & (buckets - 1)}. Changed together with {@code buckets}, inside a mutation.
+ *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
+ *   <li>buckets: the reference of the bucket array slice; replaced when the segment grows.
+ * </ul>
+ */
+final class SegmentLayout {
+    static final int SIZE = 32;
+    private static final int LOCK = 0;
+    private static final int BUCKET_BITS = 4;
+    private static final int VERSION = 8;
+    private static final int COUNT = 16;
+    private static final int BUCKETS = 24;
+
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+
+    private SegmentLayout() {}
+
+    static boolean tryLock(MemorySegment block, long segment) {
+        return (int) INT.getVolatile(block, segment + LOCK) == 0 && INT.compareAndSet(block, segment + LOCK, 0, 1);
+    }
+
+    static void unlock(MemorySegment block, long segment) {
+        INT.setRelease(block, segment + LOCK, 0);
+    }
+
+    static long versionAcquire(MemorySegment block, long segment) {
+        return (long) LONG.getAcquire(block, segment + VERSION);
+    }
+
+    /** Under the lock: makes the version odd, then a store-store fence keeps the mutation's stores after it. */
+    static void beginMutation(MemorySegment block, long segment) {
+        long v = (long) LONG.get(block, segment + VERSION);
+        LONG.setOpaque(block, segment + VERSION, v + 1);
+        VarHandle.storeStoreFence();
+    }
+
+    /** Under the lock: makes the version even again, releasing the mutation's stores to readers. */
+    static void endMutation(MemorySegment block, long segment) {
+        long v = (long) LONG.get(block, segment + VERSION);
+        LONG.setRelease(block, segment + VERSION, v + 1);
+    }
+
+    static long count(MemorySegment block, long segment) {
+        return (long) LONG.getAcquire(block, segment + COUNT);
+    }
+
+    static void setCount(MemorySegment block, long segment, long count) {
+        LONG.setRelease(block, segment + COUNT, count);
+    }
+
+    static long buckets(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + BUCKETS);
+    }
+
+    static void setBuckets(MemorySegment block, long segment, long bucketsRef) {
+        LONG.set(block, segment + BUCKETS, bucketsRef);
+    }
+
+    static int bucketBits(MemorySegment block, long segment) {
+        return (int) INT.get(block, segment + BUCKET_BITS);
+    }
+
+    static void setBucketBits(MemorySegment block, long segment, int bits) {
+        INT.set(block, segment + BUCKET_BITS, bits);
+    }
+
+    static void initialize(MemorySegment block, long segment, long bucketsRef, int bucketBits) {
+        INT.set(block, segment + LOCK, 0);
+        INT.set(block, segment + BUCKET_BITS, bucketBits);
+        LONG.set(block, segment + VERSION, 0L);
+        LONG.set(block, segment + COUNT, 0L);
+        LONG.set(block, segment + BUCKETS, bucketsRef);
+    }
+
+    static long bucket(MemorySegment bucketsBlock, long buckets, long index) {
+        return (long) LONG.get(bucketsBlock, buckets + index * Long.BYTES);
+    }
+
+    static void setBucket(MemorySegment bucketsBlock, long buckets, long index, long entryRef) {
+        LONG.set(bucketsBlock, buckets + index * Long.BYTES, entryRef);
+    }
+}
