@@ -1,6 +1,7 @@
 package io.grove;
 
 import io.grove.internal.hash.OffHeapHashMap;
+import io.grove.internal.hash.OffHeapHashMap.Bounds;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializer;
 import java.util.Objects;
@@ -22,6 +23,13 @@ import java.util.concurrent.ConcurrentMap;
  * return each entry present throughout the iteration exactly once, and may or may not show concurrent changes.
  * {@code size()} adds per-segment counts and is exact only when no update runs.
  *
+ * <p>Bounded mode ({@link Builder#maximumSize}, {@link Builder#maximumBytes}): an insertion that would exceed the
+ * bound evicts instead of failing. The bound is split exactly into per-segment quotas, so the map never holds more
+ * than the bound, and an insertion evicts within its own segment, by a CLOCK sweep whose per-entry counter
+ * (0..3) reads raise: an approximation of LRU that also favours frequently read entries, with no global lock and
+ * amortized O(1) cost. An entry larger than its segment's byte quota ({@code maximumBytes / segments}) is
+ * rejected with {@link IllegalArgumentException}.
+ *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method throws {@link IllegalStateException}.
  */
@@ -33,6 +41,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
     /** The zero-copy API over the same entries. */
     ZeroCopyMap<K, V> zc();
+
+    /** Hits, misses, puts and evictions if the map was built with {@link Builder#recordStats()}; zeros otherwise. */
+    MapStats stats();
 
     /** Off-heap figures of the map's pool (shared with other maps if the pool is shared). */
     MemoryFootprint footprint();
@@ -51,6 +62,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         private long expectedSize = 16;
         private long memoryLimit = -1;
         private MemoryPool pool;
+        private long maximumSize = Long.MAX_VALUE;
+        private long maximumBytes = Long.MAX_VALUE;
+        private EvictionListener<? super K, ? super V> evictionListener;
+        private boolean recordStats;
 
         Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -75,6 +90,39 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             return this;
         }
 
+        /** Bounds the number of entries: an insertion beyond it evicts. At least 1. */
+        public Builder<K, V> maximumSize(long entries) {
+            if (entries < 1) {
+                throw new IllegalArgumentException("maximumSize must be at least 1, was " + entries);
+            }
+            this.maximumSize = entries;
+            return this;
+        }
+
+        /**
+         * Bounds the bytes of the entries (key and value bytes plus 28 bytes per entry; slice headers and rounding
+         * not counted): an insertion beyond it evicts. At least 1,024.
+         */
+        public Builder<K, V> maximumBytes(long bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maximumBytes must be at least 1024, was " + bytes);
+            }
+            this.maximumBytes = bytes;
+            return this;
+        }
+
+        /** Told of every eviction; needs {@link #maximumSize} or {@link #maximumBytes}. */
+        public Builder<K, V> evictionListener(EvictionListener<? super K, ? super V> listener) {
+            this.evictionListener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Counts hits, misses, puts and evictions ({@link GroveHashMap#stats()}), at a small cost per operation. */
+        public Builder<K, V> recordStats() {
+            this.recordStats = true;
+            return this;
+        }
+
         /** A pool to draw on, shared with other maps; the map does not close it. */
         public Builder<K, V> pool(MemoryPool pool) {
             this.pool = Objects.requireNonNull(pool, "pool");
@@ -82,6 +130,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         }
 
         public GroveHashMap<K, V> build() {
+            if (evictionListener != null && maximumSize == Long.MAX_VALUE && maximumBytes == Long.MAX_VALUE) {
+                throw new IllegalArgumentException("an eviction listener needs maximumSize or maximumBytes");
+            }
+            Bounds<K, V> bounds = new Bounds<>(maximumSize, maximumBytes, evictionListener, recordStats);
             if (pool != null && memoryLimit > 0) {
                 throw new IllegalArgumentException("memoryLimit (" + memoryLimit
                         + ") applies to the map's own pool; a shared pool has its own limit (" + pool.memoryLimit()
@@ -91,13 +143,14 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                 if (pool.isClosed()) {
                     throw new IllegalStateException("the given pool is closed");
                 }
-                return new OffHeapHashMap<>((Pool) pool, false, keySerializer, valueSerializer, expectedSize);
+                return new OffHeapHashMap<>((Pool) pool, false, keySerializer, valueSerializer, expectedSize, bounds);
             }
             MemoryPool.Builder own = MemoryPool.builder();
             if (memoryLimit > 0) {
                 own.memoryLimit(memoryLimit);
             }
-            return new OffHeapHashMap<>((Pool) own.build(), true, keySerializer, valueSerializer, expectedSize);
+            return new OffHeapHashMap<>((Pool) own.build(), true, keySerializer, valueSerializer, expectedSize,
+                    bounds);
         }
     }
 }

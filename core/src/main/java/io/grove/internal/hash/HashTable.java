@@ -51,11 +51,24 @@ final class HashTable {
     private final long[] segmentOffsets;
     private final int segmentShift;
     private final int maxBucketBits;
+    private final boolean bounded;
+    private final long[] entryQuota;
+    private final long[] byteQuota;
 
-    HashTable(Pool pool, long expectedSize) {
+    /**
+     * A table sized for {@code expectedSize} entries, holding at most {@code maxEntries} entries and
+     * {@code maxBytes} bytes ({@link Long#MAX_VALUE}: unbounded). A bound is split into exact per-segment quotas
+     * that add up to it, so the whole never exceeds it; the number of segments is lowered so that every segment's
+     * entry quota is at least 1.
+     */
+    HashTable(Pool pool, long expectedSize, long maxEntries, long maxBytes) {
         this.pool = pool;
         int segmentBits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
+        segmentBits = Math.min(segmentBits, 63 - Long.numberOfLeadingZeros(maxEntries));
         int segments = 1 << segmentBits;
+        this.bounded = maxEntries != Long.MAX_VALUE || maxBytes != Long.MAX_VALUE;
+        this.entryQuota = quotas(maxEntries, segments);
+        this.byteQuota = quotas(maxBytes, segments);
         this.segmentShift = 64 - segmentBits;
         this.maxBucketBits = 31 - Integer.numberOfLeadingZeros(pool.maxSliceSize() / Long.BYTES);
         long perSegment = Math.max(1, expectedSize * 4 / 3 / segments);
@@ -74,6 +87,14 @@ final class HashTable {
             db.set(java.lang.foreign.ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES, segment);
         }
         VarHandle.releaseFence(); // the map object is published after this; its fields are final
+    }
+
+    private static long[] quotas(long total, int segments) {
+        long[] quota = new long[segments];
+        for (int s = 0; s < segments; s++) {
+            quota[s] = total == Long.MAX_VALUE ? Long.MAX_VALUE : total / segments + (s < total % segments ? 1 : 0);
+        }
+        return quota;
     }
 
     private long newBucketArray(int bits) {
@@ -195,7 +216,7 @@ final class HashTable {
      * with the value slice {@code value}. Throws {@link GroveOutOfMemoryException} (changing nothing) if the entry
      * cannot be allocated; the caller still owns {@code value} then.
      */
-    void insert(int s, Scratch scratch, long value) {
+    void insert(int s, Scratch scratch, long value, int valueLength) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         int length = scratch.keyLength();
@@ -209,9 +230,11 @@ final class HashTable {
                 length);
         MemorySegment.copy(scratch.key(), 0, eb, eo + EntryLayout.KEY, length);
         long count = SegmentLayout.count(sb, so) + 1;
+        long bytes = SegmentLayout.bytes(sb, so) + EntryLayout.sizeFor(length) + valueLength;
         SegmentLayout.beginMutation(sb, so);
         SegmentLayout.setBucket(bb, bo, scratch.bucket, e);
         SegmentLayout.setCount(sb, so, count);
+        SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         int bits = SegmentLayout.bucketBits(sb, so);
         if (count > (3L << bits) / 4 && bits < maxBucketBits) {
@@ -259,14 +282,20 @@ final class HashTable {
         MemorySegment eb = pool.segment(e);
         long eo = pool.payloadOffset(e);
         long old = EntryLayout.value(eb, eo);
+        long bytes = SegmentLayout.bytes(sb, so) + pool.length(value) - pool.length(old);
         SegmentLayout.beginMutation(sb, so);
         EntryLayout.setValue(eb, eo, value);
+        SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         pool.delete(old);
     }
 
     /** Under the lock and inside a mutation: points entry {@code e} at the value slice {@code value}. */
-    void setValueInMutation(long e, long value) {
+    void setValueInMutation(int s, long e, long value) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long old = EntryLayout.value(pool.segment(e), pool.payloadOffset(e));
+        SegmentLayout.setBytes(sb, so, SegmentLayout.bytes(sb, so) + pool.length(value) - pool.length(old));
         EntryLayout.setValue(pool.segment(e), pool.payloadOffset(e), value);
     }
 
@@ -278,6 +307,7 @@ final class HashTable {
         long eo = pool.payloadOffset(e);
         long next = EntryLayout.next(eb, eo);
         long count = SegmentLayout.count(sb, so) - 1;
+        long bytes = SegmentLayout.bytes(sb, so) - entryBytes(e);
         SegmentLayout.beginMutation(sb, so);
         if (scratch.previous == 0) {
             long buckets = SegmentLayout.buckets(sb, so);
@@ -286,9 +316,98 @@ final class HashTable {
             EntryLayout.setNext(pool.segment(scratch.previous), pool.payloadOffset(scratch.previous), next);
         }
         SegmentLayout.setCount(sb, so, count);
+        SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         pool.delete(EntryLayout.value(eb, eo));
         pool.delete(e);
+    }
+
+    /** What entry {@code e} counts against a byte bound: its entry record and its value. */
+    long entryBytes(long e) {
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        return EntryLayout.sizeFor(EntryLayout.keyLength(eb, eo)) + pool.length(EntryLayout.value(eb, eo));
+    }
+
+    // ---- bounded maps: CLOCK eviction -----------------------------------------------------------------------------
+
+    boolean isBounded() {
+        return bounded;
+    }
+
+    /** The most bytes one entry may count in segment {@code s}. */
+    long byteQuota(int s) {
+        return byteQuota[s];
+    }
+
+    /** Under the lock: whether adding {@code entries} entries and {@code bytes} bytes would exceed the quotas. */
+    boolean overQuota(int s, long entries, long bytes) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        return SegmentLayout.count(sb, so) + entries > entryQuota[s]
+                || SegmentLayout.bytes(sb, so) + bytes > byteQuota[s];
+    }
+
+    /**
+     * Under the lock: the CLOCK sweep. From the segment's hand, walks bucket by bucket; every entry passed has its
+     * use counter lowered, and the first entry found at 0 (other than {@code spared}) is the victim. Sets the
+     * victim's bucket and predecessor in {@code scratch} for {@link #unlink}, and leaves the hand on its bucket.
+     * Returns 0 if the segment holds no entry but {@code spared}. Counters are at most {@link
+     * EntryLayout#MAX_USES}, so the sweep passes each entry at most {@code MAX_USES + 1} times: amortized O(1).
+     */
+    long chooseVictim(int s, Scratch scratch, long spared) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long buckets = SegmentLayout.buckets(sb, so);
+        MemorySegment bb = pool.segment(buckets);
+        long bo = pool.payloadOffset(buckets);
+        long n = 1L << SegmentLayout.bucketBits(sb, so);
+        long hand = SegmentLayout.hand(sb, so);
+        long others = SegmentLayout.count(sb, so) - (spared != 0 ? 1 : 0);
+        if (others <= 0) {
+            return 0;
+        }
+        for (long visited = 0; visited <= (EntryLayout.MAX_USES + 1) * n; visited++, hand++) {
+            long b = hand & (n - 1);
+            long previous = 0;
+            for (long e = SegmentLayout.bucket(bb, bo, b); e != 0; ) {
+                MemorySegment eb = pool.segment(e);
+                long eo = pool.payloadOffset(e);
+                if (e != spared) {
+                    int uses = EntryLayout.uses(eb, eo);
+                    if (uses == 0) {
+                        scratch.bucket = b;
+                        scratch.previous = previous;
+                        SegmentLayout.setHand(sb, so, b);
+                        return e;
+                    }
+                    EntryLayout.setUses(eb, eo, uses - 1);
+                }
+                previous = e;
+                e = EntryLayout.next(eb, eo);
+            }
+        }
+        throw new IllegalStateException("segment " + s + " counts " + others + " entries to evict but none was found");
+    }
+
+    /**
+     * Records a read of entry {@code e} for the CLOCK policy. The counter is written under Nova's write protocol,
+     * which fails if the entry was removed (its slice may belong to someone else by now).
+     */
+    void touch(long e) {
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        if (EntryLayout.uses(eb, eo) < EntryLayout.MAX_USES) {
+            long token = pool.beginWrite(e);
+            if (token >= 0) {
+                try {
+                    int uses = EntryLayout.uses(eb, eo);
+                    EntryLayout.setUses(eb, eo, Math.min(EntryLayout.MAX_USES, uses + 1));
+                } finally {
+                    pool.endWrite(token);
+                }
+            }
+        }
     }
 
     /** Under the lock: makes the segment's version odd around an in-place change of a value's bytes. */
@@ -322,6 +441,7 @@ final class HashTable {
             }
         }
         SegmentLayout.setCount(sb, so, 0);
+        SegmentLayout.setBytes(sb, so, 0);
         SegmentLayout.endMutation(sb, so);
     }
 

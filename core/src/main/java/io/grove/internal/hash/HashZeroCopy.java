@@ -41,14 +41,14 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                     if (e != 0) {
                         handle = new SliceHandle(pool, table.value(e));
                     }
+                    if (table.isStable(s, version)) {
+                        map.recordRead(e);
+                        return handle;
+                    }
                 } catch (RuntimeException stale) {
                     if (table.isStable(s, version)) {
                         throw stale;
                     }
-                    continue;
-                }
-                if (table.isStable(s, version)) {
-                    return handle;
                 }
             }
         } finally {
@@ -70,8 +70,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                 map.replaceWith(s, e, value, scratch);
             }
         } finally {
-            table.unlock(s);
-            scratch.release();
+            map.finish(s, scratch);
         }
     }
 
@@ -93,8 +92,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             table.unlink(s, scratch, e);
             return true;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            map.finish(s, scratch);
         }
     }
 
@@ -112,8 +110,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             updateInPlace(s, e, computer, scratch);
             return true;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            map.finish(s, scratch);
         }
     }
 
@@ -134,8 +131,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             }
             return false;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            map.finish(s, scratch);
         }
     }
 
@@ -151,12 +147,15 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         } finally {
             scratch.writeView.close();
             if (resizer.moved()) {
-                table.setValueInMutation(e, resizer.current());
+                table.setValueInMutation(s, e, resizer.current());
             }
             table.endMutation(s);
             if (resizer.moved()) {
                 pool.delete(value);
             }
+        }
+        if (table.isBounded() && resizer.moved()) {
+            map.makeRoom(s, scratch, 0, 0, e);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.grove.internal.hash;
 
+import io.grove.EvictionListener;
 import io.grove.GroveHashMap;
+import io.grove.MapStats;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
@@ -9,6 +11,7 @@ import io.grove.serial.Serializer;
 import java.util.AbstractMap;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -33,14 +36,29 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     private volatile boolean closed;
     private Set<Entry<K, V>> entrySet;
     private Set<K> keySet;
+    private final EvictionListener<? super K, ? super V> evictionListener;
+    /** Null unless the map records statistics. */
+    private final LongAdder hits;
+    private final LongAdder misses;
+    private final LongAdder puts;
+    private final LongAdder evictions;
+
+    /** The bounds of a map and what it records; {@link Long#MAX_VALUE} means unbounded. */
+    public record Bounds<K, V>(long maximumSize, long maximumBytes,
+            EvictionListener<? super K, ? super V> listener, boolean recordStats) {}
 
     public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
-            long expectedSize) {
+            long expectedSize, Bounds<K, V> bounds) {
         this.pool = pool;
         this.ownsPool = ownsPool;
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
-        this.table = new HashTable(pool, expectedSize);
+        this.table = new HashTable(pool, expectedSize, bounds.maximumSize(), bounds.maximumBytes());
+        this.evictionListener = bounds.listener();
+        this.hits = bounds.recordStats() ? new LongAdder() : null;
+        this.misses = bounds.recordStats() ? new LongAdder() : null;
+        this.puts = bounds.recordStats() ? new LongAdder() : null;
+        this.evictions = bounds.recordStats() ? new LongAdder() : null;
         this.scratches = ThreadLocal.withInitial(() -> new Scratch(pool));
         this.zeroCopy = new HashZeroCopy<>(this);
     }
@@ -95,15 +113,95 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     void insertNew(int s, Scratch scratch, V value) {
         long ref = store(value, scratch);
         try {
-            table.insert(s, scratch, ref);
+            int length = pool.length(ref);
+            if (table.isBounded()) {
+                makeRoom(s, scratch, 1, EntryLayout.sizeFor(scratch.keyLength()) + length, 0);
+            }
+            table.insert(s, scratch, ref, length);
         } catch (RuntimeException | Error e) {
             pool.deletePrivate(ref);
             throw e;
         }
+        count(puts);
     }
 
+    /** Under the lock: replaces entry {@code entry}'s value with a new slice holding {@code value}. */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
-        table.replaceValue(s, entry, store(value, scratch));
+        long ref = store(value, scratch);
+        try {
+            if (table.isBounded()) {
+                long growth = pool.length(ref) - pool.length(table.value(entry));
+                makeRoom(s, scratch, 0, growth, entry);
+            }
+        } catch (RuntimeException | Error e) {
+            pool.deletePrivate(ref);
+            throw e;
+        }
+        table.replaceValue(s, entry, ref);
+        count(puts);
+    }
+
+    /**
+     * Under the lock of a bounded map: evicts entries of segment {@code s} (never {@code spared}) until
+     * {@code entries} more entries and {@code bytes} more bytes fit its quotas. Throws
+     * {@link IllegalArgumentException}, evicting nothing, if the one entry being written could never fit.
+     */
+    void makeRoom(int s, Scratch scratch, long entries, long bytes, long spared) {
+        long own = bytes + (spared != 0 ? table.entryBytes(spared) : 0);
+        if (own > table.byteQuota(s)) {
+            throw new IllegalArgumentException("an entry of " + own + " bytes exceeds its segment's share ("
+                    + table.byteQuota(s) + " bytes) of maximumBytes");
+        }
+        long bucket = scratch.bucket;
+        while (table.overQuota(s, entries, bytes)) {
+            long victim = table.chooseVictim(s, scratch, spared);
+            if (victim == 0) {
+                break;
+            }
+            if (evictionListener != null) {
+                scratch.evicted(readKey(victim, scratch), readValue(table.value(victim), scratch));
+            }
+            table.unlink(s, scratch, victim);
+            count(evictions);
+        }
+        scratch.bucket = bucket;
+    }
+
+    /** Ends a locked operation: unlocks, tells the listener of its evictions, frees the scratch. */
+    @SuppressWarnings("unchecked")
+    void finish(int s, Scratch scratch) {
+        table.unlock(s);
+        try {
+            for (int i = 0; i < scratch.evictedCount(); i++) {
+                try {
+                    evictionListener.onEviction((K) scratch.evictedKey(i), (V) scratch.evictedValue(i));
+                } catch (RuntimeException e) {
+                    System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING,
+                            "the eviction listener threw", e);
+                }
+            }
+        } finally {
+            scratch.clearEvicted();
+            scratch.release();
+        }
+    }
+
+    /** Records a read's outcome: statistics, and the CLOCK counter of a bounded map. */
+    void recordRead(long entry) {
+        if (entry != 0) {
+            count(hits);
+            if (table.isBounded()) {
+                table.touch(entry);
+            }
+        } else {
+            count(misses);
+        }
+    }
+
+    private static void count(LongAdder counter) {
+        if (counter != null) {
+            counter.increment();
+        }
     }
 
     // ---- ConcurrentMap ------------------------------------------------------------------------------------------
@@ -125,14 +223,14 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     if (e != 0) {
                         value = readValue(table.value(e), scratch);
                     }
+                    if (table.isStable(s, version)) {
+                        recordRead(e);
+                        return value;
+                    }
                 } catch (RuntimeException stale) {
                     if (table.isStable(s, version)) {
                         throw stale;
                     }
-                    continue;
-                }
-                if (table.isStable(s, version)) {
-                    return value;
                 }
             }
         } finally {
@@ -250,8 +348,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             }
             return old;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            finish(s, scratch);
         }
     }
 
@@ -272,8 +369,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             }
             return value;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            finish(s, scratch);
         }
     }
 
@@ -325,8 +421,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             }
             return value;
         } finally {
-            table.unlock(s);
-            scratch.release();
+            finish(s, scratch);
         }
     }
 
@@ -394,6 +489,13 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     // ---- Grove ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public MapStats stats() {
+        checkOpen();
+        return hits == null ? new MapStats(0, 0, 0, 0)
+                : new MapStats(hits.sum(), misses.sum(), puts.sum(), evictions.sum());
+    }
 
     @Override
     public ZeroCopyMap<K, V> zc() {

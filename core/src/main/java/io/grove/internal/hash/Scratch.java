@@ -25,6 +25,8 @@ final class Scratch {
     long bucket;
     long previous;
     private boolean inUse;
+    /** Keys and values evicted by the current operation, alternating, for the listener; null until needed. */
+    private java.util.ArrayList<Object> evicted;
 
     Scratch(Pool pool) {
         this.resizer = new ValueResizer(pool);
@@ -38,6 +40,32 @@ final class Scratch {
         }
         s.inUse = true;
         return s;
+    }
+
+    void evicted(Object key, Object value) {
+        if (evicted == null) {
+            evicted = new java.util.ArrayList<>();
+        }
+        evicted.add(key);
+        evicted.add(value);
+    }
+
+    int evictedCount() {
+        return evicted == null ? 0 : evicted.size() / 2;
+    }
+
+    Object evictedKey(int i) {
+        return evicted.get(2 * i);
+    }
+
+    Object evictedValue(int i) {
+        return evicted.get(2 * i + 1);
+    }
+
+    void clearEvicted() {
+        if (evicted != null) {
+            evicted.clear();
+        }
     }
 
     void release() {

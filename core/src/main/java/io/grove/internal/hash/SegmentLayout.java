@@ -9,11 +9,13 @@ import java.lang.invoke.VarHandle;
  * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
  *
  * <pre>
- * segment record (payload of a slice, 32 bytes):
+ * segment record (payload of a slice, 48 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
+ *         32 | hand (long)                 | bytes (long)      |
+ *            +-----------------------------+-------------------+
  * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
  * entry of the bucket's chain, or 0.
  * </pre>
@@ -31,15 +33,20 @@ import java.lang.invoke.VarHandle;
  *       {@code e.hash & (buckets - 1)}. Changed together with {@code buckets}, inside a mutation.
  *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
  *   <li>buckets: the reference of the bucket array slice; replaced when the segment grows.
+ *   <li>hand: the bucket the CLOCK eviction sweep of a bounded map looks at next.
+ *   <li>bytes: the key, value and entry bytes of the segment's entries ({@link EntryLayout#sizeFor} plus the value
+ *       length), for a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 32;
+    static final int SIZE = 48;
     private static final int LOCK = 0;
     private static final int BUCKET_BITS = 4;
     private static final int VERSION = 8;
     private static final int COUNT = 16;
     private static final int BUCKETS = 24;
+    private static final int HAND = 32;
+    private static final int BYTES = 40;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -87,6 +94,7 @@ final class SegmentLayout {
         LONG.set(block, segment + BUCKETS, bucketsRef);
     }
 
+
     static int bucketBits(MemorySegment block, long segment) {
         return (int) INT.get(block, segment + BUCKET_BITS);
     }
@@ -101,6 +109,24 @@ final class SegmentLayout {
         LONG.set(block, segment + VERSION, 0L);
         LONG.set(block, segment + COUNT, 0L);
         LONG.set(block, segment + BUCKETS, bucketsRef);
+        LONG.set(block, segment + HAND, 0L);
+        LONG.set(block, segment + BYTES, 0L);
+    }
+
+    static long hand(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + HAND);
+    }
+
+    static void setHand(MemorySegment block, long segment, long hand) {
+        LONG.set(block, segment + HAND, hand);
+    }
+
+    static long bytes(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + BYTES);
+    }
+
+    static void setBytes(MemorySegment block, long segment, long bytes) {
+        LONG.set(block, segment + BYTES, bytes);
     }
 
     static long bucket(MemorySegment bucketsBlock, long buckets, long index) {
