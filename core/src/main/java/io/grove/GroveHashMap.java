@@ -31,7 +31,9 @@ import java.util.concurrent.ConcurrentMap;
  * rejected with {@link IllegalArgumentException}.
  *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
- * method throws {@link IllegalStateException}.
+ * method that reads or changes entries — directly, through a view or its iterator, or through {@link #zc()} — and
+ * {@link #footprint()} and {@link #stats()} throw {@link IllegalStateException}; obtaining a view object itself
+ * does not.
  */
 public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
@@ -149,8 +151,13 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             if (memoryLimit > 0) {
                 own.memoryLimit(memoryLimit);
             }
-            return new OffHeapHashMap<>((Pool) own.build(), true, keySerializer, valueSerializer, expectedSize,
-                    bounds);
+            Pool ownPool = (Pool) own.build();
+            try {
+                return new OffHeapHashMap<>(ownPool, true, keySerializer, valueSerializer, expectedSize, bounds);
+            } catch (RuntimeException | Error e) {
+                ownPool.close();
+                throw e;
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ package io.grove.internal.hash;
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -78,13 +79,29 @@ final class HashTable {
         this.directory = pool.allocate(segments * Long.BYTES);
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
-        for (int s = 0; s < segments; s++) {
-            long buckets = newBucketArray(bucketBits);
-            long segment = pool.allocate(SegmentLayout.SIZE);
-            segmentBlocks[s] = pool.segment(segment);
-            segmentOffsets[s] = pool.payloadOffset(segment);
-            SegmentLayout.initialize(segmentBlocks[s], segmentOffsets[s], buckets, bucketBits);
-            db.set(java.lang.foreign.ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES, segment);
+        int built = 0;
+        try {
+            for (; built < segments; built++) {
+                long buckets = newBucketArray(bucketBits);
+                long segment;
+                try {
+                    segment = pool.allocate(SegmentLayout.SIZE);
+                } catch (RuntimeException e) {
+                    pool.deletePrivate(buckets);
+                    throw e;
+                }
+                segmentBlocks[built] = pool.segment(segment);
+                segmentOffsets[built] = pool.payloadOffset(segment);
+                SegmentLayout.initialize(segmentBlocks[built], segmentOffsets[built], buckets, bucketBits);
+                db.set(ValueLayout.JAVA_LONG, dof + (long) built * Long.BYTES, segment);
+            }
+        } catch (RuntimeException | Error e) {
+            for (int s = 0; s < built; s++) { // nothing was shared yet: give back what was taken
+                pool.deletePrivate(SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]));
+                pool.deletePrivate(db.get(ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
+            }
+            pool.deletePrivate(directory);
+            throw e;
         }
         VarHandle.releaseFence(); // the map object is published after this; its fields are final
     }
@@ -456,7 +473,7 @@ final class HashTable {
         MemorySegment directoryBlock = pool.segment(db);
         long dof = pool.payloadOffset(db);
         for (int s = 0; s < segmentCount(); s++) {
-            pool.delete(directoryBlock.get(java.lang.foreign.ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
+            pool.delete(directoryBlock.get(ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
         }
         pool.delete(directory);
     }

@@ -76,7 +76,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
 
     @Override
     public boolean putIfAbsent(K key, V value) {
-        return putIfAbsentComputeIfPresent(key, value, null);
+        return insertOrUpdate(key, value, null);
     }
 
     @Override
@@ -116,6 +116,12 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
 
     @Override
     public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer) {
+        Objects.requireNonNull(computer, "computer");
+        return insertOrUpdate(key, value, computer);
+    }
+
+    /** Inserts if absent; otherwise runs {@code computer} in place unless it is {@code null} (plain putIfAbsent). */
+    private boolean insertOrUpdate(K key, V value, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(value, "value");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());

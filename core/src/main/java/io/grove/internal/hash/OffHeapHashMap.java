@@ -448,7 +448,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     @Override
     public boolean containsValue(Object value) {
         Objects.requireNonNull(value, "value");
-        return values().contains(value);
+        for (Entry<K, V> entry : entrySet()) {
+            if (value.equals(entry.getValue())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Removes every entry, one segment at a time (atomic per segment, not as a whole). */
@@ -505,6 +510,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     @Override
     public MemoryFootprint footprint() {
+        checkOpen();
         return pool.footprint();
     }
 
@@ -516,7 +522,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         closed = true;
         if (ownsPool) {
             pool.close();
-        } else {
+        } else if (!pool.isClosed()) {
             table.free();
         }
     }

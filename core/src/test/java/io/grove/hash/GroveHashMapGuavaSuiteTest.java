@@ -1,0 +1,140 @@
+package io.grove.hash;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.common.collect.testing.ConcurrentMapTestSuiteBuilder;
+import com.google.common.collect.testing.TestStringMapGenerator;
+import com.google.common.collect.testing.features.CollectionFeature;
+import com.google.common.collect.testing.features.CollectionSize;
+import com.google.common.collect.testing.features.MapFeature;
+import io.grove.GroveHashMap;
+import io.grove.MemoryPool;
+import io.grove.serial.Serializers;
+import io.grove.testing.JUnit3Tests;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import junit.framework.TestSuite;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Guava testlib's {@code ConcurrentMap} contract suite (DESIGN.md, testing layer 2) over {@link GroveHashMap}, with
+ * the features {@code ConcurrentHashMap}'s own Guava suite declares ({@code TestsForMapsInJavaUtil}): general
+ * purpose, iterator remove, any size, and no null keys, values or null queries. {@code SERIALIZABLE} is left out:
+ * an off-heap map is not {@code Serializable}.
+ *
+ * <p>Two generators: the default expected size, and {@code expectedSize(1)} with segments that have grown. Guava's
+ * maps hold at most a handful of entries, too few to pass any segment's growth threshold (more than 12 entries in
+ * one of at least 16 segments), so the second generator makes each map grow first: it inserts
+ * {@value #GROWTH_FILLERS} filler entries (each segment's bucket array doubles about twice) and removes them again
+ * before adding Guava's entries, so every test runs on a grown table whose removed slices are being reused.
+ *
+ * <p>Maps come from one shared pool per generator; every map a test creates is closed after it, and the pools
+ * after all tests, which also checks that closed maps left no slice behind.
+ */
+class GroveHashMapGuavaSuiteTest {
+    private static final Duration TIME_LIMIT_PER_TEST = Duration.ofSeconds(20);
+    private static final int GROWTH_FILLERS = 600;
+
+    private static final Queue<GroveHashMap<?, ?>> OPEN_MAPS = new ConcurrentLinkedQueue<>();
+    private static MemoryPool defaultSizePool;
+    private static MemoryPool growingPool;
+
+    @BeforeAll
+    static void createPools() {
+        defaultSizePool = MemoryPool.builder().build();
+        growingPool = MemoryPool.builder().build();
+    }
+
+    @AfterAll
+    static void closePools() {
+        closeOpenMaps();
+        long defaultLive = defaultSizePool.footprint().liveSlices();
+        long growingLive = growingPool.footprint().liveSlices();
+        defaultSizePool.close();
+        growingPool.close();
+        // Every map was closed, and a closed map frees all its slices in a shared pool.
+        assertEquals(0, defaultLive, "slices left in the shared pool after all maps were closed");
+        assertEquals(0, growingLive, "slices left in the shared pool after all maps were closed");
+    }
+
+    private static void closeOpenMaps() {
+        for (GroveHashMap<?, ?> map; (map = OPEN_MAPS.poll()) != null; ) {
+            map.close();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicNode> concurrentMapContractDefaultExpectedSize() {
+        return suite("GroveHashMap", -1, 0, () -> defaultSizePool);
+    }
+
+    @TestFactory
+    Stream<DynamicNode> concurrentMapContractGrownFromExpectedSizeOne() {
+        return suite("GroveHashMap[expectedSize=1, grown]", 1, GROWTH_FILLERS, () -> growingPool);
+    }
+
+    /** The fillers of the second generator do make the table grow: its bucket arrays take more memory after. */
+    @Test
+    void fillersGrowTheTable() {
+        try (MemoryPool pool = MemoryPool.builder().build();
+                GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                        .expectedSize(1).pool(pool).build()) {
+            long fresh = pool.footprint().liveBytes();
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.put("\u0000filler" + i, "filler");
+            }
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.remove("\u0000filler" + i);
+            }
+            assertTrue(map.isEmpty());
+            long grown = pool.footprint().liveBytes();
+            assertTrue(grown >= fresh + 16 * 3 * 16 * Long.BYTES,
+                    () -> "bucket arrays did not grow: " + fresh + " -> " + grown + " live bytes");
+        }
+    }
+
+    private static Stream<DynamicNode> suite(String name, long expectedSize, int fillers,
+            Supplier<MemoryPool> pool) {
+        TestSuite suite = ConcurrentMapTestSuiteBuilder.using(new TestStringMapGenerator() {
+                    @Override
+                    protected Map<String, String> create(Map.Entry<String, String>[] entries) {
+                        GroveHashMap.Builder<String, String> builder =
+                                GroveHashMap.builder(Serializers.strings(), Serializers.strings()).pool(pool.get());
+                        if (expectedSize >= 0) {
+                            builder.expectedSize(expectedSize);
+                        }
+                        GroveHashMap<String, String> map = builder.build();
+                        OPEN_MAPS.add(map);
+                        for (int i = 0; i < fillers; i++) {
+                            map.put("\u0000filler" + i, "filler");
+                        }
+                        for (int i = 0; i < fillers; i++) {
+                            map.remove("\u0000filler" + i);
+                        }
+                        for (Map.Entry<String, String> entry : entries) {
+                            map.put(entry.getKey(), entry.getValue());
+                        }
+                        return map;
+                    }
+                })
+                .named(name)
+                .withFeatures(
+                        MapFeature.GENERAL_PURPOSE,
+                        CollectionFeature.SUPPORTS_ITERATOR_REMOVE,
+                        CollectionSize.ANY)
+                .createTestSuite();
+        int tests = JUnit3Tests.count(suite);
+        System.out.println(name + ": " + tests + " Guava testlib tests");
+        assertTrue(tests > 500, () -> "suspiciously few tests: " + tests);
+        return JUnit3Tests.toDynamicNodes(suite, TIME_LIMIT_PER_TEST, GroveHashMapGuavaSuiteTest::closeOpenMaps);
+    }
+}
