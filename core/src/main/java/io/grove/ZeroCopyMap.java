@@ -2,7 +2,11 @@ package io.grove;
 
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * The zero-copy API of a Grove map (Oak's Table 1): values are read and updated where they live, without
@@ -45,4 +49,28 @@ public interface ZeroCopyMap<K, V> {
      * atomic step.
      */
     boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer);
+
+    /**
+     * The keys, each element its own unscoped handle (valid until its entry is removed). Weakly consistent like
+     * the map's own views; the iterator's {@code remove} removes the entry. Scans of a hash map are unordered.
+     */
+    Set<Handle> keySet();
+
+    /** The values, each element its own handle on the value the entry had when the scan reached it. */
+    Collection<Handle> values();
+
+    /** Key and value handles of each entry; {@code setValue} is not supported. */
+    Set<Map.Entry<Handle, Handle>> entrySet();
+
+    /**
+     * As {@link #keySet()}, but one handle is pointed at key after key: an element is valid only until the stream
+     * advances, and nothing is allocated per element.
+     */
+    Stream<Handle> keyStream();
+
+    /** As {@link #values()}, reusing one handle; see {@link #keyStream()}. */
+    Stream<Handle> valueStream();
+
+    /** As {@link #entrySet()}, reusing one entry and its two handles; see {@link #keyStream()}. */
+    Stream<Map.Entry<Handle, Handle>> entryStream();
 }

@@ -20,25 +20,34 @@ import java.util.Objects;
 final class HashViews {
     private HashViews() {}
 
-    static final class EntryIterator<K, V> implements Iterator<Map.Entry<K, V>> {
-        private final OffHeapHashMap<K, V> map;
-        private final HashTable table;
-        private final ArrayList<K> keys = new ArrayList<>();
-        private final ArrayList<V> values = new ArrayList<>();
-        private int next;
+    /**
+     * The walk every iterator of the map shares: segment by segment, position by position as described above,
+     * collecting the entries of one position per validated lock-free read into a buffer that the subclass keeps.
+     */
+    abstract static class Walk<K, V> {
+        final OffHeapHashMap<K, V> map;
+        final HashTable table;
         private int segment = -1;
         private int fixedBits;
         private long position;
-        private K lastKey;
 
-        EntryIterator(OffHeapHashMap<K, V> map) {
+        Walk(OffHeapHashMap<K, V> map) {
             this.map = map;
             this.table = map.table;
         }
 
-        @Override
-        public boolean hasNext() {
-            while (next == keys.size()) {
+        /** Drops what the last attempt collected. */
+        abstract void reset();
+
+        /** Collects entry {@code e}; runs inside a read the version check may discard. */
+        abstract void collect(long e, Scratch scratch);
+
+        /** Whether the buffer holds entries not yet returned. */
+        abstract boolean buffered();
+
+        /** Fills the buffer with the next non-empty position; {@code false} when the map is exhausted. */
+        final boolean fill() {
+            while (!buffered()) {
                 if (segment >= 0 && position < 1L << fixedBits) {
                     readPosition();
                     position++;
@@ -57,17 +66,14 @@ final class HashViews {
             Scratch scratch = map.scratchForIteration();
             try {
                 while (true) {
-                    keys.clear();
-                    values.clear();
-                    next = 0;
+                    reset();
                     long version = table.awaitStable(segment);
                     try {
                         long bound = table.count(segment) + 2;
                         long buckets = 1L << table.bucketBits(segment);
                         for (long j = position; j < buckets && bound >= 0; j += 1L << fixedBits) {
                             for (long e = table.bucketHead(segment, j); e != 0 && bound-- >= 0; e = table.next(e)) {
-                                keys.add(map.readKey(e, scratch));
-                                values.add(map.readValue(table.value(e), scratch));
+                                collect(e, scratch);
                             }
                         }
                         if (bound < 0 && table.isStable(segment, version)) {
@@ -86,6 +92,41 @@ final class HashViews {
             } finally {
                 scratch.release();
             }
+        }
+    }
+
+    /** Entries copied to the heap as the walk reaches them. */
+    static final class EntryIterator<K, V> extends Walk<K, V> implements Iterator<Map.Entry<K, V>> {
+        private final ArrayList<K> keys = new ArrayList<>();
+        private final ArrayList<V> values = new ArrayList<>();
+        private int next;
+        private K lastKey;
+
+        EntryIterator(OffHeapHashMap<K, V> map) {
+            super(map);
+        }
+
+        @Override
+        void reset() {
+            keys.clear();
+            values.clear();
+            next = 0;
+        }
+
+        @Override
+        void collect(long e, Scratch scratch) {
+            keys.add(map.readKey(e, scratch));
+            values.add(map.readValue(table.value(e), scratch));
+        }
+
+        @Override
+        boolean buffered() {
+            return next < keys.size();
+        }
+
+        @Override
+        public boolean hasNext() {
+            return fill();
         }
 
         @Override

@@ -5,8 +5,12 @@ import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SliceHandle;
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * The zero-copy API of {@link OffHeapHashMap}. Writes return no old value, so nothing is deserialized; in-place
@@ -17,11 +21,43 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     private final OffHeapHashMap<K, V> map;
     private final HashTable table;
     private final Pool pool;
+    private final HashScans<K, V> scans;
 
     HashZeroCopy(OffHeapHashMap<K, V> map) {
         this.map = map;
         this.table = map.table;
         this.pool = map.pool();
+        this.scans = new HashScans<>(map);
+    }
+
+    @Override
+    public Set<Handle> keySet() {
+        return scans.keySet();
+    }
+
+    @Override
+    public Collection<Handle> values() {
+        return scans.values();
+    }
+
+    @Override
+    public Set<Map.Entry<Handle, Handle>> entrySet() {
+        return scans.entrySet();
+    }
+
+    @Override
+    public Stream<Handle> keyStream() {
+        return scans.keyStream();
+    }
+
+    @Override
+    public Stream<Handle> valueStream() {
+        return scans.valueStream();
+    }
+
+    @Override
+    public Stream<Map.Entry<Handle, Handle>> entryStream() {
+        return scans.entryStream();
     }
 
     @Override

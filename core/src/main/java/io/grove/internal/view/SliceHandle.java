@@ -55,15 +55,31 @@ public final class SliceHandle implements Handle {
      * pointed at the previous slice) if {@code ref} is not live.
      */
     public SliceHandle pointAt(long ref) {
-        int length = pool.length(ref);
+        return pointAt(ref, 0, -1);
+    }
+
+    /**
+     * Points this handle at bytes {@code [start, start + length)} of a live slice's payload ({@code length} -1:
+     * to the end); reads are validated against the whole slice. Used for a key stored inside an entry's slice.
+     * Throws {@link ConcurrentModificationException} (and stays pointed where it was) if {@code ref} is not live.
+     */
+    public SliceHandle pointAt(long ref, int start, int length) {
+        int sliceLength = pool.length(ref);
+        int size = length < 0 ? sliceLength - start : length;
+        java.util.Objects.checkFromIndexSize(start, size, sliceLength);
         MemorySegment segment = pool.segment(ref);
-        long offset = pool.payloadOffset(ref);
+        long offset = pool.payloadOffset(ref) + start;
         if (view.isOpen()) {
             view.close();
         }
-        view.open(segment, offset, length, false);
+        view.open(segment, offset, size, false);
         this.ref = ref;
         return this;
+    }
+
+    /** A handle not yet pointed at anything, for scans that point one handle at entry after entry. */
+    public SliceHandle(Pool pool) {
+        this.pool = pool;
     }
 
     /** The reference this handle reads. */
@@ -82,7 +98,7 @@ public final class SliceHandle implements Handle {
         SegmentView scoped = cached ? callbackView : new SegmentView(); // another thread is in read(): its own view
         T result;
         try {
-            scoped.open(pool.segment(ref), pool.payloadOffset(ref), view.size(), false);
+            scoped.open(view.segment(), view.offset(), view.size(), false);
             result = reader.apply(scoped);
         } catch (RuntimeException | Error e) {
             pool.validate(ref); // a failure caused by bytes of a removed entry is reported as the removal

@@ -126,4 +126,41 @@ class HashMapSmokeTest {
         assertTrue(groveHits >= lruHits, ratios); // deterministic: one thread, seeded trace
 
     }
+
+    @Test
+    void zeroCopyScansSeeEveryEntryOnce() {
+        try (GroveHashMap<Long, String> map = GroveHashMap.builder(Serializers.longs(), Serializers.strings())
+                .expectedSize(1).build()) {
+            Map<Long, String> model = new HashMap<>();
+            for (long k = 0; k < 5000; k++) {
+                map.put(k, "value-" + k);
+                model.put(k, "value-" + k);
+            }
+            java.util.Set<Long> keys = new java.util.HashSet<>();
+            for (io.grove.view.Handle h : map.zc().keySet()) {
+                assertTrue(keys.add(Serializers.longs().read(h)));
+            }
+            assertEquals(model.keySet(), keys);
+            java.util.Set<String> values = new java.util.HashSet<>();
+            map.zc().values().forEach(h -> values.add(Serializers.strings().read(h)));
+            assertEquals(new java.util.HashSet<>(model.values()), values);
+            Map<Long, String> streamed = new HashMap<>();
+            map.zc().entryStream().forEach(e -> streamed.put(Serializers.longs().read(e.getKey()),
+                    Serializers.strings().read(e.getValue())));
+            assertEquals(model, streamed);
+            assertEquals(5000, map.zc().keyStream().count());
+            assertEquals(5000, map.zc().valueStream().mapToInt(io.grove.view.Handle::size).count());
+            java.util.Iterator<Map.Entry<io.grove.view.Handle, io.grove.view.Handle>> it = map.zc().entrySet().iterator();
+            int removed = 0;
+            while (it.hasNext()) {
+                if (Serializers.longs().read(it.next().getKey()) % 2 == 0) {
+                    it.remove();
+                    removed++;
+                }
+            }
+            assertEquals(2500, removed);
+            assertEquals(2500, map.size());
+            assertTrue(map.keySet().stream().allMatch(k -> k % 2 == 1));
+        }
+    }
 }
