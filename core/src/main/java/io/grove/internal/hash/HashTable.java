@@ -28,10 +28,15 @@ import java.lang.invoke.VarHandle;
  * the version check rejects whatever it read; a search is bounded by the segment's count so that a cycle through
  * reused memory cannot trap it, and any exception a stale read causes is discarded in the same way.
  *
- * <p><b>Growth.</b> When a segment's count passes 3/4 of its buckets, the writer that inserted doubles the bucket
- * array inside one mutation: the work is that segment's entries only, one segment at a time, never the whole
- * table. A segment stops growing at the largest slice the pool serves ({@code maxSliceSize / 8} buckets), or when
- * memory for a larger array is lacking; its chains then get longer, and nothing fails.
+ * <p><b>Growth, incremental.</b> When a segment's count passes 3/4 of its buckets, the writer that inserted installs
+ * a bucket array twice as large and keeps the old one; no entry moves yet. From then on every locked operation on
+ * the segment first moves the old bucket its key hashes to (if not moved yet), then {@value #MOVES_PER_OPERATION}
+ * more old buckets from the segment's cursor, each move inside a mutation; a moved old bucket holds
+ * {@link SegmentLayout#MOVED}. When the cursor has passed every old bucket, the old array is deleted. So no
+ * operation waits for more than its own bucket and a fixed number of others to move, however large the map.
+ * Readers look in the key's old bucket first and follow {@code MOVED} to the new array. A segment stops growing at
+ * the largest slice the pool serves ({@code maxSliceSize / 8} buckets), or when memory for a larger array is
+ * lacking; its chains then get longer, and nothing fails.
  *
  * <p><b>Linearization points.</b> A successful update: the release store that ends its mutation. A read: its
  * final version check. A failed search under the lock: the moment the lock is held.
@@ -45,6 +50,8 @@ final class HashTable {
     static final long RETRY = -1;
     private static final int MIN_BUCKET_BITS = 4;
     private static final int SPINS_BEFORE_YIELD = 64;
+    /** Old buckets each locked operation moves during growth, besides its own. */
+    static final int MOVES_PER_OPERATION = 8;
 
     private final Pool pool;
     private final long directory;
@@ -158,9 +165,7 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long bound = SegmentLayout.count(sb, so) + 2;
-        long buckets = SegmentLayout.buckets(sb, so);
-        long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
-        long e = SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
+        long e = chainHead(sb, so, scratch.keyHash());
         int hash = (int) scratch.keyHash();
         for (long steps = 0; e != 0; steps++) {
             if (steps > bound) {
@@ -174,6 +179,20 @@ final class HashTable {
             e = EntryLayout.next(eb, eo);
         }
         return 0;
+    }
+
+    /** The first entry of the chain that holds {@code hash}'s key: in the old array unless that bucket moved. */
+    private long chainHead(MemorySegment sb, long so, long hash) {
+        int bits = SegmentLayout.bucketBits(sb, so);
+        long old = SegmentLayout.oldBuckets(sb, so);
+        if (old != 0) {
+            long head = SegmentLayout.bucket(pool.segment(old), pool.payloadOffset(old), hash & ((1L << (bits - 1)) - 1));
+            if (head != SegmentLayout.MOVED) {
+                return head;
+            }
+        }
+        long buckets = SegmentLayout.buckets(sb, so);
+        return SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), hash & ((1L << bits) - 1));
     }
 
     private static boolean matches(MemorySegment eb, long eo, int hash, Scratch scratch) {
@@ -210,6 +229,9 @@ final class HashTable {
     long findLocked(int s, Scratch scratch) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        if (SegmentLayout.oldBuckets(sb, so) != 0) {
+            continueGrowth(sb, so, scratch.keyHash());
+        }
         long buckets = SegmentLayout.buckets(sb, so);
         long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
         scratch.bucket = index;
@@ -254,42 +276,88 @@ final class HashTable {
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         int bits = SegmentLayout.bucketBits(sb, so);
-        if (count > (3L << bits) / 4 && bits < maxBucketBits) {
-            grow(sb, so, bits);
+        if (count > (3L << bits) / 4 && bits < maxBucketBits && SegmentLayout.oldBuckets(sb, so) == 0) {
+            startGrowth(sb, so, bits);
         }
     }
 
-    /** Under the lock: doubles the segment's bucket array, unless memory for it is lacking. */
-    private void grow(MemorySegment sb, long so, int bits) {
+    /** Under the lock: installs a bucket array twice as large, unless memory for it is lacking. */
+    private void startGrowth(MemorySegment sb, long so, int bits) {
         long fresh;
         try {
             fresh = newBucketArray(bits + 1);
         } catch (GroveOutOfMemoryException lacking) {
             return; // chains get longer; the map stays correct
         }
-        MemorySegment nb = pool.segment(fresh);
-        long no = pool.payloadOffset(fresh);
-        long old = SegmentLayout.buckets(sb, so);
-        MemorySegment ob = pool.segment(old);
-        long oo = pool.payloadOffset(old);
-        long mask = (1L << (bits + 1)) - 1;
         SegmentLayout.beginMutation(sb, so);
-        for (long b = 0; b < 1L << bits; b++) {
-            long e = SegmentLayout.bucket(ob, oo, b);
-            while (e != 0) {
-                MemorySegment eb = pool.segment(e);
-                long eo = pool.payloadOffset(e);
-                long next = EntryLayout.next(eb, eo);
-                long target = EntryLayout.hash(eb, eo) & mask;
-                EntryLayout.setNext(eb, eo, SegmentLayout.bucket(nb, no, target));
-                SegmentLayout.setBucket(nb, no, target, e);
-                e = next;
-            }
-        }
+        SegmentLayout.setOldBuckets(sb, so, SegmentLayout.buckets(sb, so));
+        SegmentLayout.setCursor(sb, so, 0);
         SegmentLayout.setBuckets(sb, so, fresh);
         SegmentLayout.setBucketBits(sb, so, bits + 1);
         SegmentLayout.endMutation(sb, so);
-        pool.delete(old);
+    }
+
+    /**
+     * Under the lock, while the segment grows: moves the old bucket of {@code hash} and the next
+     * {@link #MOVES_PER_OPERATION} old buckets from the cursor, in one mutation; deletes the old array once all moved.
+     */
+    private void continueGrowth(MemorySegment sb, long so, long hash) {
+        moveBuckets(sb, so, hash, MOVES_PER_OPERATION);
+    }
+
+    /** Under the lock: moves every remaining old bucket at once (before a sweep or a clear). */
+    private void finishGrowth(MemorySegment sb, long so) {
+        if (SegmentLayout.oldBuckets(sb, so) != 0) {
+            moveBuckets(sb, so, -1, Long.MAX_VALUE);
+        }
+    }
+
+    /** Moves the old bucket of {@code hash} (none if -1) and up to {@code more} old buckets from the cursor. */
+    private void moveBuckets(MemorySegment sb, long so, long hash, long more) {
+        long old = SegmentLayout.oldBuckets(sb, so);
+        MemorySegment ob = pool.segment(old);
+        long oo = pool.payloadOffset(old);
+        long buckets = SegmentLayout.buckets(sb, so);
+        MemorySegment nb = pool.segment(buckets);
+        long no = pool.payloadOffset(buckets);
+        int bits = SegmentLayout.bucketBits(sb, so);
+        long oldCount = 1L << (bits - 1);
+        long cursor = SegmentLayout.cursor(sb, so);
+        SegmentLayout.beginMutation(sb, so);
+        if (hash != -1) {
+            moveBucket(ob, oo, hash & (oldCount - 1), nb, no, bits);
+        }
+        for (long moved = 0; moved < more && cursor < oldCount; moved++, cursor++) {
+            moveBucket(ob, oo, cursor, nb, no, bits);
+        }
+        SegmentLayout.setCursor(sb, so, cursor);
+        boolean done = cursor == oldCount;
+        if (done) {
+            SegmentLayout.setOldBuckets(sb, so, 0);
+        }
+        SegmentLayout.endMutation(sb, so);
+        if (done) {
+            pool.delete(old);
+        }
+    }
+
+    /** Inside a mutation: relinks old bucket {@code b}'s entries into the new array and marks it moved. */
+    private void moveBucket(MemorySegment ob, long oo, long b, MemorySegment nb, long no, int bits) {
+        long e = SegmentLayout.bucket(ob, oo, b);
+        if (e == SegmentLayout.MOVED) {
+            return;
+        }
+        long mask = (1L << bits) - 1;
+        while (e != 0) {
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            long next = EntryLayout.next(eb, eo);
+            long target = EntryLayout.hash(eb, eo) & mask;
+            EntryLayout.setNext(eb, eo, SegmentLayout.bucket(nb, no, target));
+            SegmentLayout.setBucket(nb, no, target, e);
+            e = next;
+        }
+        SegmentLayout.setBucket(ob, oo, b, SegmentLayout.MOVED);
     }
 
     /** Under the lock: points entry {@code e} at the value slice {@code value} and deletes the previous one. */
@@ -375,6 +443,7 @@ final class HashTable {
     long chooseVictim(int s, Scratch scratch, long spared) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        finishGrowth(sb, so);
         long buckets = SegmentLayout.buckets(sb, so);
         MemorySegment bb = pool.segment(buckets);
         long bo = pool.payloadOffset(buckets);
@@ -440,6 +509,7 @@ final class HashTable {
     void clear(int s) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        finishGrowth(sb, so);
         long buckets = SegmentLayout.buckets(sb, so);
         MemorySegment bb = pool.segment(buckets);
         long bo = pool.payloadOffset(buckets);
@@ -488,10 +558,53 @@ final class HashTable {
         return SegmentLayout.bucketBits(segmentBlocks[s], segmentOffsets[s]);
     }
 
-    /** The first entry of bucket {@code index} of segment {@code s} (lock-free readers validate afterwards). */
-    long bucketHead(int s, long index) {
-        long buckets = SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]);
-        return SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
+    /** Receives the entries a {@link #collectPosition} walk finds. */
+    interface EntrySink {
+        void accept(long e);
+    }
+
+    /**
+     * Lock-free (validate afterwards): hands {@code sink} every entry of segment {@code s} whose hash is {@code p}
+     * modulo {@code 2^fixedBits}, where {@code fixedBits} is at most the segment's bucket bits (they only grow).
+     * Such entries are in the new array's buckets {@code p, p + 2^fixedBits, ...} and, during growth, in the old
+     * buckets not yet moved; an old array smaller than {@code 2^fixedBits} is filtered by hash. Returns
+     * {@code false} if the walk exceeded the segment's count (a chain through reused memory).
+     */
+    boolean collectPosition(int s, long p, int fixedBits, EntrySink sink) {
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long[] budget = {SegmentLayout.count(sb, so) + 2};
+        int bits = SegmentLayout.bucketBits(sb, so);
+        long old = SegmentLayout.oldBuckets(sb, so);
+        boolean complete = visit(SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
+        if (complete && old != 0) {
+            complete = visit(old, bits - 1, p, fixedBits, sink, budget);
+        }
+        return complete;
+    }
+
+    private boolean visit(long array, int arrayBits, long p, int fixedBits, EntrySink sink, long[] budget) {
+        MemorySegment ab = pool.segment(array);
+        long ao = pool.payloadOffset(array);
+        long f = 1L << fixedBits;
+        long c = 1L << arrayBits;
+        long first = c <= f ? p & (c - 1) : p;
+        long step = c <= f ? c : f;
+        for (long j = first; j < c; j += step) {
+            long e = SegmentLayout.bucket(ab, ao, j);
+            if (e == SegmentLayout.MOVED) {
+                continue;
+            }
+            for (; e != 0; e = next(e)) {
+                if (--budget[0] < 0) {
+                    return false;
+                }
+                if (c >= f || (EntryLayout.hash(pool.segment(e), pool.payloadOffset(e)) & (f - 1)) == p) {
+                    sink.accept(e);
+                }
+            }
+        }
+        return true;
     }
 
     long next(long e) {

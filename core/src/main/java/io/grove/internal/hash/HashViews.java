@@ -2,6 +2,7 @@ package io.grove.internal.hash;
 
 import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -12,9 +13,10 @@ import java.util.Objects;
  *
  * <p>The iterator walks segment by segment. Within a segment it fixes the bucket count {@code 2^b} it first saw
  * and visits positions {@code p = 0 .. 2^b - 1}; at each position it reads, in one lock-free read validated by the
- * segment's version, every entry of the buckets {@code j} with {@code j mod 2^b == p}. Bucket arrays only grow
- * (doubling), so those buckets hold exactly the entries whose hash is {@code p} modulo {@code 2^b}, however often
- * the segment grew meanwhile: an entry present throughout the iteration is returned exactly once. Keys and values
+ * segment's version, every entry whose hash is {@code p} modulo {@code 2^b} ({@link HashTable#collectPosition}).
+ * Bucket counts only grow (doubling), so the positions partition the entries however often the segment grows
+ * meanwhile: an entry present throughout the iteration is returned exactly once. Within a position, entries come
+ * in the order of their references, which moving buckets does not change. Keys and values
  * are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
  */
 final class HashViews {
@@ -24,7 +26,7 @@ final class HashViews {
      * The walk every iterator of the map shares: segment by segment, position by position as described above,
      * collecting the entries of one position per validated lock-free read into a buffer that the subclass keeps.
      */
-    abstract static class Walk<K, V> {
+    abstract static class Walk<K, V> implements HashTable.EntrySink {
         final OffHeapHashMap<K, V> map;
         final HashTable table;
         private int segment = -1;
@@ -41,6 +43,18 @@ final class HashViews {
 
         /** Collects entry {@code e}; runs inside a read the version check may discard. */
         abstract void collect(long e, Scratch scratch);
+
+        /** The entries of the position being read, in the order the table gave them. */
+        private long[] found = new long[16];
+        private int foundCount;
+
+        @Override
+        public final void accept(long e) {
+            if (foundCount == found.length) {
+                found = Arrays.copyOf(found, foundCount * 2);
+            }
+            found[foundCount++] = e;
+        }
 
         /** Whether the buffer holds entries not yet returned. */
         abstract boolean buffered();
@@ -69,15 +83,16 @@ final class HashViews {
                     reset();
                     long version = table.awaitStable(segment);
                     try {
-                        long bound = table.count(segment) + 2;
-                        long buckets = 1L << table.bucketBits(segment);
-                        for (long j = position; j < buckets && bound >= 0; j += 1L << fixedBits) {
-                            for (long e = table.bucketHead(segment, j); e != 0 && bound-- >= 0; e = table.next(e)) {
-                                collect(e, scratch);
-                            }
-                        }
-                        if (bound < 0 && table.isStable(segment, version)) {
+                        foundCount = 0;
+                        boolean complete = table.collectPosition(segment, position, fixedBits, this);
+                        if (!complete && table.isStable(segment, version)) {
                             throw new IllegalStateException("segment " + segment + " has more entries than its count");
+                        }
+                        // Entries keep their references when buckets move, so this order does not change
+                        // while the segment grows: two walks of an unchanged position agree.
+                        Arrays.sort(found, 0, foundCount);
+                        for (int i = 0; i < foundCount; i++) {
+                            collect(found[i], scratch);
                         }
                     } catch (RuntimeException stale) {
                         if (table.isStable(segment, version)) {

@@ -9,13 +9,13 @@ import java.lang.invoke.VarHandle;
  * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
  *
  * <pre>
- * segment record (payload of a slice, 48 bytes):
+ * segment record (payload of a slice, 64 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
- *         32 | hand (long)                 | bytes (long)      |
- *            +-----------------------------+-------------------+
+ *         32 | hand (long)                 | bytes (long)      | old buckets (ref) | cursor (long)   |
+ *            +-----------------------------+-------------------+-------------------+-----------------+
  * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
  * entry of the bucket's chain, or 0.
  * </pre>
@@ -33,13 +33,18 @@ import java.lang.invoke.VarHandle;
  *       {@code e.hash & (buckets - 1)}. Changed together with {@code buckets}, inside a mutation.
  *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
  *   <li>buckets: the reference of the bucket array slice; replaced when the segment grows.
+ *   <li>old buckets, cursor: while the segment grows, the previous bucket array (half as many buckets) whose
+ *       buckets are moved one by one into the new one; a moved bucket holds {@link #MOVED}. Old buckets below the
+ *       cursor are all moved. 0 when no growth is in progress.
  *   <li>hand: the bucket the CLOCK eviction sweep of a bounded map looks at next.
  *   <li>bytes: the key, value and entry bytes of the segment's entries ({@link EntryLayout#sizeFor} plus the value
  *       length), for a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 48;
+    static final int SIZE = 64;
+    /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
+    static final long MOVED = 1;
     private static final int LOCK = 0;
     private static final int BUCKET_BITS = 4;
     private static final int VERSION = 8;
@@ -47,6 +52,8 @@ final class SegmentLayout {
     private static final int BUCKETS = 24;
     private static final int HAND = 32;
     private static final int BYTES = 40;
+    private static final int OLD_BUCKETS = 48;
+    private static final int CURSOR = 56;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -111,6 +118,24 @@ final class SegmentLayout {
         LONG.set(block, segment + BUCKETS, bucketsRef);
         LONG.set(block, segment + HAND, 0L);
         LONG.set(block, segment + BYTES, 0L);
+        LONG.set(block, segment + OLD_BUCKETS, 0L);
+        LONG.set(block, segment + CURSOR, 0L);
+    }
+
+    static long oldBuckets(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + OLD_BUCKETS);
+    }
+
+    static void setOldBuckets(MemorySegment block, long segment, long bucketsRef) {
+        LONG.set(block, segment + OLD_BUCKETS, bucketsRef);
+    }
+
+    static long cursor(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + CURSOR);
+    }
+
+    static void setCursor(MemorySegment block, long segment, long cursor) {
+        LONG.set(block, segment + CURSOR, cursor);
     }
 
     static long hand(MemorySegment block, long segment) {
