@@ -5,6 +5,7 @@ import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The off-heap structure of {@link OffHeapHashMap}: segments, bucket arrays and entry chains, all in Nova slices of
@@ -50,6 +51,8 @@ final class HashTable {
     static final long RETRY = -1;
     private static final int MIN_BUCKET_BITS = 4;
     private static final int SPINS_BEFORE_YIELD = 64;
+    private static final int YIELDS_BEFORE_PARK = 16;
+    private static final long MAX_PARK_NANOS = 1_000_000;
     /** Old buckets each locked operation moves during growth, besides its own. */
     static final int MOVES_PER_OPERATION = 8;
 
@@ -217,11 +220,20 @@ final class HashTable {
         SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
     }
 
+    /**
+     * Waiting for a segment's lock or a stable version: spin briefly, then yield, then park for exponentially longer
+     * up to {@value #MAX_PARK_NANOS} ns. Parking matters for virtual threads: a lock holder that blocked (e.g. on the
+     * pool's block reservation) is rescheduled from outside its carrier's queue, and waiters that only yield keep
+     * every carrier busy with themselves, so the holder would never run again. A parked waiter frees its carrier.
+     */
     private static void backOff(int spins) {
         if (spins < SPINS_BEFORE_YIELD) {
             Thread.onSpinWait();
+        } else if (spins < SPINS_BEFORE_YIELD + YIELDS_BEFORE_PARK) {
+            Thread.yield();
         } else {
-            Thread.yield(); // the holder may be descheduled (more threads than cores) or an unmounted virtual thread
+            int doublings = Math.min(spins - SPINS_BEFORE_YIELD - YIELDS_BEFORE_PARK, 20);
+            LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1_000L << doublings));
         }
     }
 
