@@ -51,8 +51,8 @@ final class HashTable {
     static final long RETRY = -1;
     private static final int MIN_BUCKET_BITS = 4;
     private static final int SPINS_BEFORE_YIELD = 64;
-    private static final int YIELDS_BEFORE_PARK = 16;
-    private static final long MAX_PARK_NANOS = 1_000_000;
+    private static final int YIELDS_BEFORE_PARK = 64;
+    private static final long MAX_PARK_NANOS = 50_000;
     /** Old buckets each locked operation moves during growth, besides its own. */
     static final int MOVES_PER_OPERATION = 8;
 
@@ -232,7 +232,7 @@ final class HashTable {
         } else if (spins < SPINS_BEFORE_YIELD + YIELDS_BEFORE_PARK) {
             Thread.yield();
         } else {
-            int doublings = Math.min(spins - SPINS_BEFORE_YIELD - YIELDS_BEFORE_PARK, 20);
+            int doublings = Math.min(spins - SPINS_BEFORE_YIELD - YIELDS_BEFORE_PARK, 16);
             LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1_000L << doublings));
         }
     }
