@@ -1,0 +1,36 @@
+package io.grove.bench;
+
+import java.util.List;
+
+/**
+ * A library (or a configuration of one) that takes part in the comparison. One class per contender; register an
+ * instance in {@link Registry#CONTENDERS}.
+ *
+ * <p>A contender serves one {@link Family}: it opens a {@link Subject} of that family's type inside its own worker
+ * JVM. To add a peer library (e.g. {@code ConcurrentSkipListMap}, Chronicle Map, OHC, MapDB, LMDB), add its
+ * dependency to {@code bench/pom.xml}, write one class implementing this interface and the family's subject
+ * interface, and register it.
+ *
+ * @param <S> the family's subject type
+ */
+public interface Contender<S extends Subject> {
+
+    /** A short lower-case name used on the command line and in tables, e.g. {@code nova}. */
+    String name();
+
+    /** One line for {@code BenchMain list} and {@code BENCHMARKS.md}. */
+    String description();
+
+    Family<S> family();
+
+    /** How the parent splits the memory budget for this contender's JVM. */
+    Placement placement();
+
+    /** Extra JVM options this contender's worker JVM needs (peers may need {@code --add-opens}; Grove needs none). */
+    default List<String> jvmOptions() {
+        return List.of();
+    }
+
+    /** Creates the empty subject inside the worker JVM. */
+    S open(WorkerConfig config) throws Exception;
+}

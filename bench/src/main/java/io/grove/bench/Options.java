@@ -1,0 +1,160 @@
+package io.grove.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The command line of the comparison ({@code ./grove bench [options]}). */
+final class Options {
+    static final String USAGE = """
+            usage: ./grove bench [options]          run the comparison (each contender in its own JVM)
+                   ./grove bench list               list scenarios and contenders
+                   ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
+                   ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
+
+            options:
+              --quick                 smoke test: --warmup 1s --duration 2s --repeats 1 (explicit options still win)
+              --scenario A,B          scenarios to run (default: all)
+              --contender X,Y         contenders to run (default: all of each scenario's family)
+              --threads 1,2           worker thread counts (default: 1,2)
+              --warmup 2s             warm-up before each timed phase (default: 2s)
+              --duration 5s           timed phase (default: 5s)
+              --repeats 3             runs per cell; the table shows the median (default: 3)
+              --budget 4g             total memory per worker JVM (default: 4g); on-heap contenders get
+                                      -Xmx=budget, off-heap ones -Xmx=small heap and the rest off heap
+              --small-heap 512m       the heap of off-heap contenders (default: 512m)
+              --grow-only-limit 12g   off-heap limit of contenders that never reuse memory (grow-only); beyond
+                                      the budget by design (default: 12g)
+              --keys N                override the scenarios' number of keys
+              --value-size N          override the scenarios' value size in bytes
+              --seed N                random seed (default: 42)
+              --retry-disturbed N     run again (once) a run during whose timed phase other processes took more than
+                                      --disturbed-above of the machine's CPUs beyond the cores the worker threads
+                                      leave idle; at most N such re-runs in all, so the time stays bounded
+                                      (default: 6)
+              --disturbed-above 0.15  that share (default: 0.15); the table's 'others%' column shows the share
+              --wait-idle 60s         before each run, wait up to this long until other processes use less than
+                                      --disturbed-above of the CPUs over one second (default: 0, do not wait)
+              --jvm-arg ARG           extra option for every worker JVM (repeatable)
+              --results DIR           where the CSV goes (default: bench/results)
+              --verbose               print every worker's output
+              --help
+            """;
+
+    List<String> scenarios = List.of();
+    List<String> contenders = List.of();
+    List<Integer> threads = List.of(1, 2);
+    long warmupMillis = 2_000;
+    long durationMillis = 5_000;
+    int repeats = 3;
+    long budget = 4L << 30;
+    long smallHeap = 512L << 20;
+    long growOnlyLimit = 12L << 30;
+    Integer keys;
+    Integer valueSize;
+    long seed = 42;
+    int retryDisturbed = 6;
+    long waitIdleMillis = 0;
+    double disturbedAbove = 0.15;
+    final List<String> jvmArgs = new ArrayList<>();
+    Path results;
+    boolean verbose;
+    boolean quick;
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        boolean warmupSet = false, durationSet = false, repeatsSet = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            switch (name) {
+                case "--quick" -> o.quick = true;
+                case "--verbose" -> o.verbose = true;
+                case "--help", "-h" -> {
+                    System.out.print(USAGE);
+                    System.exit(0);
+                }
+                default -> {
+                    if (value == null) {
+                        if (i + 1 >= args.length) {
+                            throw new IllegalArgumentException(name + " needs a value\n\n" + USAGE);
+                        }
+                        value = args[++i];
+                    }
+                    switch (name) {
+                        case "--scenario" -> o.scenarios = split(value);
+                        case "--contender" -> o.contenders = split(value);
+                        case "--threads" -> o.threads = split(value).stream().map(Options::positiveInt).toList();
+                        case "--warmup" -> {
+                            o.warmupMillis = Units.parseMillis(value);
+                            warmupSet = true;
+                        }
+                        case "--duration" -> {
+                            o.durationMillis = Units.parseMillis(value);
+                            durationSet = true;
+                        }
+                        case "--repeats" -> {
+                            o.repeats = positiveInt(value);
+                            repeatsSet = true;
+                        }
+                        case "--budget" -> o.budget = Units.parseSize(value);
+                        case "--small-heap" -> o.smallHeap = Units.parseSize(value);
+                        case "--grow-only-limit" -> o.growOnlyLimit = Units.parseSize(value);
+                        case "--keys" -> o.keys = positiveInt(value);
+                        case "--value-size" -> o.valueSize = positiveInt(value);
+                        case "--seed" -> o.seed = Long.parseLong(value);
+                        case "--wait-idle" -> o.waitIdleMillis = value.trim().equals("0") ? 0
+                                : Units.parseMillis(value);
+                        case "--retry-disturbed" -> o.retryDisturbed = Integer.parseInt(value.trim());
+                        case "--disturbed-above" -> o.disturbedAbove = Double.parseDouble(value.trim());
+                        case "--jvm-arg" -> o.jvmArgs.add(value);
+                        case "--results" -> o.results = Path.of(value);
+                        default -> throw new IllegalArgumentException("unknown option " + name + "\n\n" + USAGE);
+                    }
+                }
+            }
+        }
+        if (o.quick) {
+            o.warmupMillis = warmupSet ? o.warmupMillis : 1_000;
+            o.durationMillis = durationSet ? o.durationMillis : 2_000;
+            o.repeats = repeatsSet ? o.repeats : 1;
+        }
+        if (o.smallHeap >= o.budget) {
+            throw new IllegalArgumentException("--small-heap (" + Units.size(o.smallHeap)
+                    + ") must be below --budget (" + Units.size(o.budget) + ")");
+        }
+        return o;
+    }
+
+    private static List<String> split(String value) {
+        List<String> items = new ArrayList<>();
+        for (String s : value.split(",")) {
+            if (!s.isBlank()) {
+                items.add(s.trim());
+            }
+        }
+        if (items.isEmpty()) {
+            throw new IllegalArgumentException("empty list: '" + value + "'");
+        }
+        return items;
+    }
+
+    private static int positiveInt(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value.trim().replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not an integer: " + value);
+        }
+        if (n <= 0) {
+            throw new IllegalArgumentException("must be positive: " + value);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,44 @@
+package io.grove.bench;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A workload: which family it runs on, the operation mix, the data set, and which contender the ratios are
+ * taken against. Register an instance in {@link Registry#SCENARIOS}; most scenarios are a {@link MixScenario}, a
+ * scenario that needs more (scans, Zipfian keys) can be a class of its own.
+ */
+public interface Scenario {
+
+    String name();
+
+    String description();
+
+    /** The {@link Family#name()} whose contenders run this scenario. */
+    String family();
+
+    /** Percent of operations per {@link Family#operations()} name, summing to 100, in a stable order. */
+    Map<String, Integer> mix();
+
+    /** Keys (slots, entries) in the data set. */
+    int keys();
+
+    /** Bytes per value. */
+    int valueSize();
+
+    /** The contender every contender's median is divided by in the table; measured in the same run. */
+    String baseline();
+
+    /** Further pairs whose ratio the table prints, e.g. {@code nova / grow-only}. */
+    default List<Comparison> comparisons() {
+        return List.of();
+    }
+
+    /** The ratio {@code numerator / denominator} of two contenders' medians. */
+    record Comparison(String numerator, String denominator) {
+        @Override
+        public String toString() {
+            return numerator + " / " + denominator;
+        }
+    }
+}
