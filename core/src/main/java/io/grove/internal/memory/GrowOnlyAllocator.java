@@ -53,6 +53,9 @@ final class GrowOnlyAllocator implements SliceAllocator {
 
     @Override
     public long beginWrite(long ref) {
+        if (Reference.isDeleted(ref) || ref == Reference.NULL) {
+            return -1;
+        }
         long granule = Reference.granule(ref);
         return SliceHeader.isLive(blocks.block(granule), blocks.offsetInBlock(granule), ref) ? 0 : -1;
     }
