@@ -1,0 +1,114 @@
+package io.grove.hash.concurrent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grove.GroveHashMap;
+import io.grove.MemoryFootprint;
+import io.grove.MemoryPool;
+import io.grove.serial.Serializers;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * No leak under churn: threads insert ever-new keys and remove each one a fixed number of inserts later, so the
+ * live set stays bounded while far more bytes pass through the map than its memory limit allows. Values vary in
+ * size (and some are replaced, some grown in place), so Nova reuses memory across size classes.
+ *
+ * <p>Checked at quiescent points through {@code footprint()}: the number of live slices is exactly two per entry
+ * (entry and value) plus the table's own slices, which never change in number (a segment that grows swaps its
+ * bucket array for one twice the size); live bytes and reserved bytes after a long churn are no more than
+ * after a short one (plus the bucket arrays that grew meanwhile); after {@code clear()} only the table's slices
+ * remain; after {@code close()} the shared pool the map drew on holds no live slice. A leak of one slice per
+ * thousand operations, or any growth of reserved memory, fails the test; a larger leak fails earlier with the
+ * pool's out-of-memory exception ({@value #MEMORY_LIMIT} bytes, while about 100 MB pass through the map).
+ */
+class FootprintChurnStressTest {
+    private static final int LIVE_PER_THREAD_TOTAL = 4_096;
+    private static final long WARM_UP_INSERTS = 40_000;
+    private static final long CHURN_INSERTS = 1_000_000;
+    private static final long MEMORY_LIMIT = 16L << 20;
+
+    @ParameterizedTest
+    @EnumSource(StressRun.Threads.class)
+    void churnOfNewKeysKeepsTheFootprintBounded(StressRun.Threads threads) throws Exception {
+        MemoryPool pool = MemoryPool.builder().memoryLimit(MEMORY_LIMIT).build();
+        try (pool) {
+            GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
+                    .expectedSize(1).pool(pool).build();
+            MemoryFootprint empty = map.footprint();
+            long tableSlices = empty.liveSlices();
+            int n = threads.count;
+            int window = Math.max(8, LIVE_PER_THREAD_TOTAL / n);
+            long[] nextKey = new long[n];
+
+            churn(map, threads, window, nextKey, WARM_UP_INSERTS / n, "warm-up");
+            MemoryFootprint warm = map.footprint();
+            int warmBits = Internals.totalBucketBits(map);
+            assertEquals(tableSlices + 2L * map.size(), warm.liveSlices(), "after warm-up: " + warm);
+
+            churn(map, threads, window, nextKey, CHURN_INSERTS / n, "churn");
+            MemoryFootprint after = map.footprint();
+            int grownBits = Internals.totalBucketBits(map) - warmBits;
+            String figures = "empty " + empty + "\nwarm " + warm + "\nafter " + after + "\nsize " + map.size()
+                    + ", bucket doublings during churn " + grownBits;
+            System.out.println("footprint with " + threads + ":\n" + figures);
+            assertEquals(tableSlices + 2L * map.size(), after.liveSlices(), figures);
+            assertEquals((long) n * window, map.size(), figures);
+            assertTrue(after.reservedBytes() <= warm.reservedBytes(), "reserved memory grew: " + figures);
+            // live bytes: the same number of entries of the same size distribution, plus any bucket arrays that
+            // doubled meanwhile (at most 8 bytes per bucket of the whole table after the churn)
+            long bucketBytes = 0;
+            for (int s = 0; s < Internals.segmentCount(map); s++) {
+                bucketBytes += 8L << Internals.bucketBits(map, s);
+            }
+            assertTrue(after.liveBytes() <= warm.liveBytes() * 5 / 4 + (grownBits > 0 ? bucketBytes : 0),
+                    "live bytes grew: " + figures);
+
+            map.clear();
+            MemoryFootprint cleared = map.footprint();
+            assertEquals(tableSlices, cleared.liveSlices(), "after clear: " + cleared);
+            assertTrue(cleared.liveBytes() <= empty.liveBytes() + bucketBytes, "after clear: " + cleared);
+
+            map.close();
+            assertEquals(0, pool.footprint().liveSlices(), "the closed map left slices in the shared pool: "
+                    + pool.footprint());
+        }
+    }
+
+    /** Each thread inserts {@code inserts} new keys of its own, removing each {@code window} inserts later. */
+    private static void churn(GroveHashMap<Long, byte[]> map, StressRun.Threads threads, int window, long[] nextKey,
+            long inserts, String phase) throws Exception {
+        AtomicLong done = new AtomicLong();
+        StressRun run = new StressRun();
+        run.workers(threads.factory("churn"), threads.count, index -> {
+            SplittableRandom random = new SplittableRandom(index + 31L * nextKey[index]);
+            long base = (long) index << 40;
+            long next = nextKey[index];
+            long i = 0;
+            try {
+                for (; i < inserts && run.proceed(i); i++, next++) {
+                    long k = base | next;
+                    if (map.putIfAbsent(k, new byte[random.nextInt(1, 200)]) != null) {
+                        throw new AssertionError("new key " + k + " was present");
+                    }
+                    switch (random.nextInt(8)) {
+                        case 0 -> map.put(k, new byte[random.nextInt(1, 200)]);
+                        case 1 -> map.zc().computeIfPresent(k, v -> v.resize(random.nextInt(1, 300)));
+                        default -> { }
+                    }
+                    if (next >= window && map.remove(base | (next - window)) == null) {
+                        throw new AssertionError("key " + (base | (next - window)) + " was missing");
+                    }
+                }
+            } finally {
+                nextKey[index] = next;
+                done.addAndGet(i);
+            }
+        });
+        run.runAndCheck(phase + " with " + threads, () -> "inserts " + done.get() + " of " + inserts * threads.count
+                + ", footprint " + map.footprint());
+    }
+}

@@ -1,0 +1,184 @@
+package io.grove.hash.concurrent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs the workers of one stress test and bounds it in time. A test gives each worker a fixed amount of work;
+ * the run ends when all workers are done, when one fails, or at the hard cap. Reaching the cap fails the test
+ * (with the progress figures the test provides), because a run cut short did not do the work it claims:
+ * on an idle machine every test here finishes in a small fraction of the cap.
+ *
+ * <p>Workers call {@link #proceed} in their loops: it stops them on a failure elsewhere or at the cap, and lets
+ * other threads run now and then ({@link #letOthersRun}), since virtual threads are not preempted in CPU-bound
+ * loops.
+ */
+final class StressRun {
+    /** How a test's threads are made. */
+    enum Threads {
+        /** Eight platform threads on (typically) fewer cores: holders of a segment lock get descheduled. */
+        PLATFORM_MORE_THAN_CORES(8, false),
+        /** More than 64 distinct platform threads (thread-indexed structures must not assume a small number). */
+        PLATFORM_OVER_64(72, false),
+        /** Many virtual threads on a few carriers; a spinning waiter must let the lock holder's carrier run. */
+        VIRTUAL(160, true);
+
+        final int count;
+        final boolean virtual;
+
+        Threads(int count, boolean virtual) {
+            this.count = count;
+            this.virtual = virtual;
+        }
+
+        ThreadFactory factory(String name) {
+            return virtual ? Thread.ofVirtual().name(name + "-v", 0).factory()
+                    : Thread.ofPlatform().name(name + "-p", 0).daemon(true).factory();
+        }
+    }
+
+    /** One worker's body; {@code index} is its number among all workers of the run. */
+    interface Worker {
+        void run(int index) throws Exception;
+    }
+
+    static final long HARD_CAP_NANOS = TimeUnit.SECONDS.toNanos(20);
+
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final CountDownLatch go = new CountDownLatch(1);
+    private final List<Thread> threads = new ArrayList<>();
+    private final long capNanos;
+    private volatile long deadline = Long.MAX_VALUE;
+    private volatile boolean cappedOut;
+    private long startNanos;
+
+    StressRun() {
+        this(HARD_CAP_NANOS);
+    }
+
+    StressRun(long capNanos) {
+        this.capNanos = capNanos;
+    }
+
+    /** Adds {@code count} workers made by {@code factory}, numbered from the current number of workers. */
+    StressRun workers(ThreadFactory factory, int count, Worker worker) {
+        for (int i = 0; i < count; i++) {
+            int index = threads.size();
+            threads.add(factory.newThread(() -> {
+                try {
+                    go.await();
+                    worker.run(index);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        return this;
+    }
+
+    /**
+     * Whether a worker should go on; call it once per iteration with a counter that the worker increments.
+     * {@code false} after a failure anywhere or at the hard cap.
+     */
+    boolean proceed(long iteration) {
+        letOthersRun(iteration);
+        if ((iteration & 255) == 0 && System.nanoTime() - deadline > 0) {
+            cappedOut = true;
+        }
+        return failure.get() == null && !cappedOut;
+    }
+
+    /**
+     * Called with a counter from a CPU-bound loop: a platform thread yields every 32 calls, a virtual thread parks
+     * for a microsecond every 256 calls and never yields.
+     *
+     * <p>Why virtual threads must not yield here (JDK 25): a virtual thread that yields on a carrier whose local
+     * queue is empty resubmits itself to the pool's external queue of that carrier, and a ForkJoinPool worker
+     * keeps taking tasks from the queue it last took from while that queue is not empty
+     * ({@code ForkJoinPool.runWorker}). Virtual threads that loop with {@code Thread.yield} can so keep every
+     * carrier on their own queues, and tasks in other queues wait indefinitely: the wake-up of a timed park
+     * (which the map's lock waiters use after spinning), the unblocking of a monitor. Seen here: with yields, 160
+     * virtual threads incrementing counters next to two yielding readers hit the 20 s cap in 3 of 3 runs (75
+     * writers parked, every lock free), and 80 writers stayed parked for 30 s while 45 iterator threads yielded.
+     */
+    static void letOthersRun(long counter) {
+        if (Thread.currentThread().isVirtual()) {
+            if ((counter & 255) == 255) {
+                LockSupport.parkNanos(1_000);
+            }
+        } else if ((counter & 31) == 31) {
+            Thread.yield();
+        }
+    }
+
+    /** Whether the run is stopping (failure or cap), for workers that wait on each other. */
+    boolean stopping() {
+        return failure.get() != null || cappedOut || System.nanoTime() - deadline > 0;
+    }
+
+    /** Records a failure found outside the workers' own exceptions (e.g. by a checker thread). */
+    void fail(Throwable e) {
+        failure.compareAndSet(null, e);
+    }
+
+    /** The stacks of the workers still alive, each distinct stack once with the number of threads showing it. */
+    private String stacksOfLiveWorkers() {
+        java.util.Map<String, Integer> stacks = new java.util.LinkedHashMap<>();
+        java.util.Map<String, String> firstThread = new java.util.HashMap<>();
+        for (Thread t : threads) {
+            if (t.isAlive()) {
+                StringBuilder b = new StringBuilder();
+                StackTraceElement[] frames = t.getStackTrace();
+                for (int i = 0; i < Math.min(frames.length, 14); i++) {
+                    b.append("\n        at ").append(frames[i]);
+                }
+                String stack = b.toString();
+                stacks.merge(stack, 1, Integer::sum);
+                firstThread.putIfAbsent(stack, t.toString());
+            }
+        }
+        StringBuilder out = new StringBuilder("stacks of the live workers:");
+        stacks.forEach((stack, n) -> out.append("\n    ").append(n).append(" thread(s), e.g. ")
+                .append(firstThread.get(stack)).append(stack));
+        return out.toString();
+    }
+
+    /**
+     * Starts every worker, waits for all, and throws the first failure; fails if the cap was reached before the
+     * work was done. Returns the elapsed milliseconds.
+     */
+    long runAndCheck(String what, java.util.function.Supplier<String> figures) throws InterruptedException {
+        startNanos = System.nanoTime();
+        deadline = startNanos + capNanos;
+        for (Thread t : threads) {
+            t.start();
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            long left = deadline + TimeUnit.SECONDS.toNanos(10) - System.nanoTime();
+            if (!t.join(java.time.Duration.ofNanos(Math.max(1, left)))) {
+                cappedOut = true;
+                failure.compareAndSet(null, new AssertionError(what + ": a worker (" + t
+                        + ") did not stop within 10 s after the cap: hung (deadlock or livelock)? " + figures.get()
+                        + "\n" + stacksOfLiveWorkers()));
+                break;
+            }
+        }
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new AssertionError(what + " failed after " + elapsed + " ms; " + figures.get(), f);
+        }
+        if (cappedOut) {
+            throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(capNanos)
+                    + " s before finishing its work; " + figures.get());
+        }
+        System.out.println(what + ": " + elapsed + " ms; " + figures.get());
+        return elapsed;
+    }
+}
