@@ -585,17 +585,18 @@ final class HashTable {
     boolean collectPosition(int s, long p, int fixedBits, EntrySink sink) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long[] budget = {SegmentLayout.count(sb, so) + 2};
+        long budget = SegmentLayout.count(sb, so) + 2;
         int bits = SegmentLayout.bucketBits(sb, so);
         long old = SegmentLayout.oldBuckets(sb, so);
-        boolean complete = visit(SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
-        if (complete && old != 0) {
-            complete = visit(old, bits - 1, p, fixedBits, sink, budget);
+        budget = visit(SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
+        if (budget >= 0 && old != 0) {
+            budget = visit(old, bits - 1, p, fixedBits, sink, budget);
         }
-        return complete;
+        return budget >= 0;
     }
 
-    private boolean visit(long array, int arrayBits, long p, int fixedBits, EntrySink sink, long[] budget) {
+    /** Visits one bucket array; returns the entries the walk may still pass, negative once exceeded. */
+    private long visit(long array, int arrayBits, long p, int fixedBits, EntrySink sink, long budget) {
         MemorySegment ab = pool.segment(array);
         long ao = pool.payloadOffset(array);
         long f = 1L << fixedBits;
@@ -608,15 +609,15 @@ final class HashTable {
                 continue;
             }
             for (; e != 0; e = next(e)) {
-                if (--budget[0] < 0) {
-                    return false;
+                if (--budget < 0) {
+                    return budget;
                 }
                 if (c >= f || (EntryLayout.hash(pool.segment(e), pool.payloadOffset(e)) & (f - 1)) == p) {
                     sink.accept(e);
                 }
             }
         }
-        return true;
+        return budget;
     }
 
     long next(long e) {

@@ -64,11 +64,6 @@ public final class Reference {
         return ref | DELETED_BIT;
     }
 
-    /** Whether {@code a} and {@code b} name the same incarnation of the same slice, deleted bits ignored. */
-    public static boolean sameSlice(long a, long b) {
-        return ((a ^ b) & ~DELETED_BIT) == 0;
-    }
-
     /** Whether a header state word (or a reference) agrees with {@code ref} on version and deleted bit. */
     static boolean sameIncarnation(long stateWord, long ref) {
         return ((stateWord ^ ref) & IDENTITY_MASK) == 0;
