@@ -2,10 +2,10 @@ package io.grove.internal.hash;
 
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The off-heap structure of {@link OffHeapHashMap}: segments, bucket arrays and entry chains, all in Nova slices of
@@ -50,9 +50,6 @@ final class HashTable {
     /** What a lock-free search returns when it gave up because the chain it followed was not a real chain. */
     static final long RETRY = -1;
     private static final int MIN_BUCKET_BITS = 4;
-    private static final int SPINS_BEFORE_YIELD = 64;
-    private static final int YIELDS_BEFORE_PARK = 64;
-    private static final long MAX_PARK_NANOS = 50_000;
     /** Old buckets each locked operation moves during growth, besides its own. */
     static final int MOVES_PER_OPERATION = 8;
 
@@ -149,7 +146,7 @@ final class HashTable {
             if ((v & 1) == 0) {
                 return v;
             }
-            backOff(spins);
+            Backoff.pause(spins);
         }
     }
 
@@ -212,7 +209,7 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
-            backOff(spins);
+            Backoff.pause(spins);
         }
     }
 
@@ -220,22 +217,6 @@ final class HashTable {
         SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
     }
 
-    /**
-     * Waiting for a segment's lock or a stable version: spin briefly, then yield, then park for exponentially longer
-     * up to {@value #MAX_PARK_NANOS} ns. Parking matters for virtual threads: a lock holder that blocked (e.g. on the
-     * pool's block reservation) is rescheduled from outside its carrier's queue, and waiters that only yield keep
-     * every carrier busy with themselves, so the holder would never run again. A parked waiter frees its carrier.
-     */
-    private static void backOff(int spins) {
-        if (spins < SPINS_BEFORE_YIELD) {
-            Thread.onSpinWait();
-        } else if (spins < SPINS_BEFORE_YIELD + YIELDS_BEFORE_PARK) {
-            Thread.yield();
-        } else {
-            int doublings = Math.min(spins - SPINS_BEFORE_YIELD - YIELDS_BEFORE_PARK, 16);
-            LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1_000L << doublings));
-        }
-    }
 
     /** Under the lock: the entry holding the key in {@code scratch}, or 0; sets its bucket and predecessor. */
     long findLocked(int s, Scratch scratch) {

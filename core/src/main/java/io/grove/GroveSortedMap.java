@@ -1,0 +1,136 @@
+package io.grove;
+
+import io.grove.internal.memory.Pool;
+import io.grove.internal.sorted.OffHeapSortedMap;
+import io.grove.serial.Serializer;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentNavigableMap;
+
+/**
+ * A concurrent ordered map whose keys and values live off the Java heap, in a {@link MemoryPool}, indexed by
+ * chunks of entries kept in primitive arrays on the heap (the Oak algorithm). Implements
+ * {@link ConcurrentNavigableMap} completely, with every view; {@link #zc()} gives the zero-copy API.
+ *
+ * <p>Order: by default keys are ordered by their serialized bytes, compared as unsigned bytes, which is the
+ * natural order of the keys for the order-preserving serializers of {@link io.grove.serial.Serializers}
+ * ({@code comparator()} then returns a comparator that serializes both keys and compares their bytes). With
+ * {@link Builder#comparator}, keys are ordered by that comparator, applied to deserialized keys: every comparison
+ * inside the map then deserializes a stored key, which is much slower. Two keys are the same key exactly when
+ * they compare equal.
+ *
+ * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
+ * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked
+ * (it must be short and must not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
+ * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key. Iterators,
+ * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
+ * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
+ * {@link java.util.ConcurrentModificationException} and return every entry present throughout the iteration
+ * exactly once, in order. {@code size()} adds per-chunk counts and is exact only when no update runs.
+ * {@code containsKey} and {@code get} take O(log n) steps.
+ *
+ * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
+ * method that reads or changes entries throws {@link IllegalStateException}.
+ */
+public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, AutoCloseable {
+
+    static <K, V> Builder<K, V> builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+        return new Builder<>(keySerializer, valueSerializer);
+    }
+
+    /** The zero-copy API over the same entries, ascending. */
+    ZeroCopySortedMap<K, V> zc();
+
+    /** Off-heap figures of the map's pool (shared with other maps if the pool is shared). */
+    MemoryFootprint footprint();
+
+    /**
+     * Bytes of Java heap the map's metadata takes now (chunk arrays and their index), an estimate within a few
+     * percent; keys and values are off heap and not counted.
+     */
+    long heapFootprint();
+
+    /**
+     * Releases the map's off-heap memory: closes its own pool, or, on a shared pool, frees the map's slices.
+     * Idempotent.
+     */
+    @Override
+    void close();
+
+    /** Builds a {@link GroveSortedMap}; each setter validates its argument, {@link #build()} checks them together. */
+    final class Builder<K, V> {
+        /** Entries per chunk unless set: the paper's configuration (Oak §5). */
+        public static final int DEFAULT_CHUNK_SIZE = 4096;
+        public static final int MIN_CHUNK_SIZE = 4;
+        public static final int MAX_CHUNK_SIZE = 1 << 20;
+
+        private final Serializer<K> keySerializer;
+        private final Serializer<V> valueSerializer;
+        private Comparator<? super K> comparator;
+        private long memoryLimit = -1;
+        private MemoryPool pool;
+        private int chunkSize = DEFAULT_CHUNK_SIZE;
+
+        Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+            this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+            this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+        }
+
+        /** Orders keys by {@code comparator} on deserialized keys instead of by their serialized bytes (slower). */
+        public Builder<K, V> comparator(Comparator<? super K> comparator) {
+            this.comparator = Objects.requireNonNull(comparator, "comparator");
+            return this;
+        }
+
+        /** The memory limit of the map's own pool; not allowed together with {@link #pool}. */
+        public Builder<K, V> memoryLimit(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("memoryLimit must be positive, was " + bytes);
+            }
+            this.memoryLimit = bytes;
+            return this;
+        }
+
+        /** Entries per chunk, {@value #MIN_CHUNK_SIZE} to {@value #MAX_CHUNK_SIZE}; default {@value #DEFAULT_CHUNK_SIZE}. */
+        public Builder<K, V> chunkSize(int entries) {
+            if (entries < MIN_CHUNK_SIZE || entries > MAX_CHUNK_SIZE) {
+                throw new IllegalArgumentException("chunkSize must be between " + MIN_CHUNK_SIZE + " and "
+                        + MAX_CHUNK_SIZE + ", was " + entries);
+            }
+            this.chunkSize = entries;
+            return this;
+        }
+
+        /** A pool to draw on, shared with other maps; the map does not close it. */
+        public Builder<K, V> pool(MemoryPool pool) {
+            this.pool = Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        public GroveSortedMap<K, V> build() {
+            if (pool != null && memoryLimit > 0) {
+                throw new IllegalArgumentException("memoryLimit (" + memoryLimit
+                        + ") applies to the map's own pool; a shared pool has its own limit (" + pool.memoryLimit()
+                        + ")");
+            }
+            if (pool != null) {
+                if (pool.isClosed()) {
+                    throw new IllegalStateException("the given pool is closed");
+                }
+                return new OffHeapSortedMap<>((Pool) pool, false, keySerializer, valueSerializer, comparator,
+                        chunkSize);
+            }
+            MemoryPool.Builder own = MemoryPool.builder();
+            if (memoryLimit > 0) {
+                own.memoryLimit(memoryLimit);
+            }
+            Pool ownPool = (Pool) own.build();
+            try {
+                return new OffHeapSortedMap<>(ownPool, true, keySerializer, valueSerializer, comparator, chunkSize);
+            } catch (RuntimeException | Error e) {
+                ownPool.close();
+                throw e;
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.grove;
+
+/**
+ * The zero-copy API of a {@link GroveSortedMap}, over the whole map or a range of it: the operations of
+ * {@link ZeroCopyMap} plus ordered scans. The scans ({@code keySet}, {@code values}, {@code entrySet} and the
+ * streams that reuse one handle) return entries in this view's order: ascending by key, or descending for a
+ * {@link #descendingMap()}. Single-key operations on a key outside a range view's bounds throw
+ * {@link IllegalArgumentException}, as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps do.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public interface ZeroCopySortedMap<K, V> extends ZeroCopyMap<K, V> {
+
+    /** The same entries in the opposite order. */
+    ZeroCopySortedMap<K, V> descendingMap();
+
+    /** The entries from {@code fromKey} to {@code toKey}, with the {@link java.util.NavigableMap#subMap} bounds. */
+    ZeroCopySortedMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive);
+
+    /** The entries below {@code toKey} (or equal to it, if {@code inclusive}). */
+    ZeroCopySortedMap<K, V> headMap(K toKey, boolean inclusive);
+
+    /** The entries above {@code fromKey} (or equal to it, if {@code inclusive}). */
+    ZeroCopySortedMap<K, V> tailMap(K fromKey, boolean inclusive);
+}

@@ -1,0 +1,299 @@
+package io.grove.internal.sorted;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A chunk of an ordered map (Oak §3.2): the entries of one key range {@code [minKey, upperKey)}, in a primitive
+ * array on the heap, with keys and values off heap.
+ *
+ * <h2>Implementation notes</h2>
+ *
+ * <p>Entry {@code e} is three longs of {@link #entries} from {@code 3e}: the key's reference, the value's
+ * reference (0: no value, written by CAS), and a link word holding the key's length (high 32 bits) and the next
+ * entry plus one (low 32 bits; 0 ends the list). Entries form a singly linked list sorted by key, with no key
+ * twice. A chunk made by a rebalance holds its entries in array order, linked in that order: the sorted prefix
+ * {@code [0, sortedCount)}, searched by binary search. Later entries are taken from {@link #allocated} by a
+ * fetch-and-add and linked into the list by a CAS on their predecessor's link (or {@link #head}), so a search
+ * binary-searches the prefix and walks the list from there. Entries are never unlinked: a removed key keeps its
+ * entry with value 0 until the next rebalance drops it.
+ *
+ * <p>Invariants: (I1) the list is sorted and duplicate-free; (I2) an entry's key reference and length are
+ * written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
+ * (I3) while {@link #state} is {@link #ACTIVE} entries change only inside a {@link #publish}ed operation; a
+ * rebalancer freezes the chunk ({@link #freeze}) and waits until no operation is published, after which the list
+ * and every entry's value reference are fixed; (I4) a key slice of an entry whose value is 0 when the chunk is
+ * replaced is deleted only after {@link #state} became {@link #REPLACED}, so a search of this chunk is valid if
+ * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads).
+ *
+ * <p>Publish and freeze are a Dekker pair: a writer increments {@link #pending} then reads {@link #state}; a
+ * rebalancer CASes {@link #state} then reads {@link #pending}. Both are volatile, so one of them sees the other:
+ * either the writer sees the freeze and backs out, or the rebalancer waits for the writer.
+ */
+final class Chunk {
+    static final int ACTIVE = 0;
+    static final int FROZEN = 1;
+    static final int REPLACED = 2;
+    static final int NONE = -1;
+
+    private static final int KEY = 0;
+    private static final int VALUE = 1;
+    private static final int LINK = 2;
+    private static final int STRIDE = 3;
+    private static final long NEXT_MASK = 0xFFFF_FFFFL;
+
+    private static final VarHandle ENTRIES = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle ALLOCATED;
+    private static final VarHandle HEAD;
+    private static final VarHandle PENDING;
+    private static final VarHandle STATE;
+    private static final VarHandle LIVE;
+    private static final VarHandle DEAD;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            ALLOCATED = l.findVarHandle(Chunk.class, "allocated", int.class);
+            HEAD = l.findVarHandle(Chunk.class, "head", int.class);
+            PENDING = l.findVarHandle(Chunk.class, "pending", int.class);
+            STATE = l.findVarHandle(Chunk.class, "state", int.class);
+            LIVE = l.findVarHandle(Chunk.class, "live", int.class);
+            DEAD = l.findVarHandle(Chunk.class, "dead", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The lowest key of the range, inclusive; {@code null} for the first chunk (minus infinity). */
+    final Key minKey;
+    /** The end of the range, exclusive; {@code null} for the last chunk (plus infinity). */
+    final Key upperKey;
+    final int capacity;
+    final int sortedCount;
+    private final long[] entries;
+    @SuppressWarnings("unused") private volatile int allocated;
+    /** The first entry plus one; 0 if the list is empty. */
+    @SuppressWarnings("unused") private volatile int head;
+    @SuppressWarnings("unused") private volatile int pending;
+    @SuppressWarnings("unused") private volatile int state;
+    /** Entries with a value. */
+    @SuppressWarnings("unused") private volatile int live;
+    /** Removals since the chunk was made: a hint of what a compaction would drop (a later put may revive one). */
+    @SuppressWarnings("unused") private volatile int dead;
+
+    /**
+     * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from the given key and
+     * value references and lengths (sorted, all with values), linked in array order.
+     */
+    Chunk(Key minKey, Key upperKey, int capacity, long[] keyRefs, int[] keyLengths, long[] valueRefs, int from,
+            int count) {
+        this.minKey = minKey;
+        this.upperKey = upperKey;
+        this.capacity = capacity;
+        this.sortedCount = count;
+        this.entries = new long[capacity * STRIDE];
+        for (int i = 0; i < count; i++) {
+            int b = i * STRIDE;
+            entries[b + KEY] = keyRefs[from + i];
+            entries[b + VALUE] = valueRefs[from + i];
+            entries[b + LINK] = ((long) keyLengths[from + i] << 32) | (i + 1 < count ? i + 2 : 0);
+        }
+        this.allocated = count;
+        this.head = count > 0 ? 1 : 0;
+        this.live = count;
+        VarHandle.releaseFence(); // the chunk is published by a CAS of the index; entries first
+    }
+
+    // ---- entries
+
+    long keyRef(int e) {
+        return entries[e * STRIDE + KEY];
+    }
+
+    int keyLength(int e) {
+        return (int) (entries[e * STRIDE + LINK] >>> 32);
+    }
+
+    long valueRef(int e) {
+        return (long) ENTRIES.getVolatile(entries, e * STRIDE + VALUE);
+    }
+
+    boolean casValue(int e, long expected, long value) {
+        return ENTRIES.compareAndSet(entries, e * STRIDE + VALUE, expected, value);
+    }
+
+    /** The entry after {@code e} in the list, or {@link #NONE}. */
+    int next(int e) {
+        return (int) ((long) ENTRIES.getVolatile(entries, e * STRIDE + LINK) & NEXT_MASK) - 1;
+    }
+
+    /** The first entry of the list, or {@link #NONE}. */
+    int first() {
+        return (int) HEAD.getVolatile(this) - 1;
+    }
+
+    /**
+     * Takes a free entry and writes its key (not yet linked): the entry, or {@link #NONE} if the chunk is full.
+     */
+    int allocate(long keyRef, int keyLength) {
+        if ((int) ALLOCATED.getVolatile(this) >= capacity) {
+            return NONE;
+        }
+        int e = (int) ALLOCATED.getAndAdd(this, 1);
+        if (e >= capacity) {
+            return NONE;
+        }
+        entries[e * STRIDE + KEY] = keyRef;
+        entries[e * STRIDE + LINK] = (long) keyLength << 32;
+        return e;
+    }
+
+    // ---- search
+
+    /**
+     * The last entry whose key is below the probe (at or below it if {@code inclusive}), or {@link #NONE}: a
+     * binary search of the sorted prefix, then a walk of the list.
+     */
+    int predecessor(Keys keys, MemorySegment probe, int length, boolean inclusive) {
+        int limit = inclusive ? -1 : 0; // an entry qualifies while compare(probe, key) > limit
+        int lo = 0;
+        int hi = sortedCount - 1;
+        int pred = NONE;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys.compare(probe, length, keyRef(mid), keyLength(mid)) > limit) {
+                pred = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int next = pred == NONE ? first() : next(pred);
+        while (next != NONE && keys.compare(probe, length, keyRef(next), keyLength(next)) > limit) {
+            pred = next;
+            next = next(next);
+        }
+        return pred;
+    }
+
+    /** The entry with the probe's key, or {@link #NONE}. */
+    int find(Keys keys, MemorySegment probe, int length) {
+        int pred = predecessor(keys, probe, length, false);
+        int candidate = pred == NONE ? first() : next(pred);
+        if (candidate != NONE && keys.compare(probe, length, keyRef(candidate), keyLength(candidate)) == 0) {
+            return candidate;
+        }
+        return NONE;
+    }
+
+    /**
+     * The index of the last sorted-prefix entry below the probe (at or below it if {@code inclusive}), or -1:
+     * where a descending walk starts (Oak §4.2).
+     */
+    int lastSortedBelow(Keys keys, MemorySegment probe, int length, boolean inclusive) {
+        int limit = inclusive ? -1 : 0;
+        int lo = 0;
+        int hi = sortedCount - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys.compare(probe, length, keyRef(mid), keyLength(mid)) > limit) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Links the allocated entry {@code e}, whose key is the probe, into the list (Oak's entriesLLputIfAbsent):
+     * returns {@code e}, or the entry already holding that key (then {@code e} stays unlinked). Must run inside a
+     * published operation.
+     */
+    int link(Keys keys, MemorySegment probe, int length, int e) {
+        while (true) {
+            int pred = predecessor(keys, probe, length, false);
+            int succ = pred == NONE ? first() : next(pred);
+            if (succ != NONE && keys.compare(probe, length, keyRef(succ), keyLength(succ)) == 0) {
+                return succ;
+            }
+            int b = e * STRIDE + LINK;
+            entries[b] = (entries[b] & ~NEXT_MASK) | (succ + 1);
+            boolean linked;
+            if (pred == NONE) {
+                linked = HEAD.compareAndSet(this, succ + 1, e + 1);
+            } else {
+                int p = pred * STRIDE + LINK;
+                long link = (long) ENTRIES.getVolatile(entries, p);
+                linked = (int) (link & NEXT_MASK) == succ + 1
+                        && ENTRIES.compareAndSet(entries, p, link, (link & ~NEXT_MASK) | (e + 1));
+            }
+            if (linked) {
+                return e;
+            }
+        }
+    }
+
+    // ---- publish, freeze, replace
+
+    /** Announces an operation that will change entries; {@code false} (nothing announced) if the chunk is frozen. */
+    boolean publish() {
+        PENDING.getAndAdd(this, 1);
+        if ((int) STATE.getVolatile(this) != ACTIVE) {
+            PENDING.getAndAdd(this, -1);
+            return false;
+        }
+        return true;
+    }
+
+    void unpublish() {
+        PENDING.getAndAdd(this, -1);
+    }
+
+    /** Claims the chunk for a rebalance: {@code true} for the one thread whose CAS froze it. */
+    boolean freeze() {
+        return STATE.compareAndSet(this, ACTIVE, FROZEN);
+    }
+
+    boolean hasPending() {
+        return (int) PENDING.getVolatile(this) != 0;
+    }
+
+    boolean isActive() {
+        return (int) STATE.getVolatile(this) == ACTIVE;
+    }
+
+    /** Orders the reads before it, then tells whether the chunk was replaced (its dead keys may be reused). */
+    boolean isReplaced() {
+        VarHandle.loadLoadFence();
+        return (int) STATE.getAcquire(this) == REPLACED;
+    }
+
+    void markReplaced() {
+        STATE.setVolatile(this, REPLACED);
+    }
+
+    // ---- counts
+
+    void addLive(int delta) {
+        LIVE.getAndAdd(this, delta);
+    }
+
+    /** Counts a removal; returns the dead entries now. */
+    int removed() {
+        LIVE.getAndAdd(this, -1);
+        return (int) DEAD.getAndAdd(this, 1) + 1;
+    }
+
+    int live() {
+        return (int) LIVE.getVolatile(this);
+    }
+
+    /** Bytes of heap the chunk takes, about. */
+    long heapBytes() {
+        return 16L + entries.length * 8L + 64;
+    }
+}

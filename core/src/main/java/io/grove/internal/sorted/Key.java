@@ -1,0 +1,18 @@
+package io.grove.internal.sorted;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A serialized key on the heap: a chunk's lower bound, a view's bound, or an iterator's last key. Immutable.
+ *
+ * @param segment the bytes (a heap segment of exactly {@code length} bytes)
+ * @param length the key's length
+ */
+record Key(MemorySegment segment, int length) {
+
+    static Key copyOf(MemorySegment source, long offset, int length) {
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(source, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, bytes, 0, length);
+        return new Key(MemorySegment.ofArray(bytes), length);
+    }
+}

@@ -1,0 +1,74 @@
+package io.grove.internal.sorted;
+
+import io.grove.GroveSortedMap;
+import io.grove.MemoryFootprint;
+import io.grove.ZeroCopySortedMap;
+import io.grove.internal.memory.Pool;
+import io.grove.serial.Serializer;
+import java.util.Comparator;
+
+/**
+ * {@link GroveSortedMap}: the whole-range ascending view of a {@link ChunkMap}, plus the map's life cycle. Its
+ * algorithm is described in {@link ChunkMap} (operations), {@link Chunk} (entries), {@link ChunkIndex} (the
+ * index), {@link Rebalancer} (splits, merges, compaction), {@link Values} (value locks and optimistic reads) and
+ * {@link Cursor} (ordered scans).
+ */
+public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implements GroveSortedMap<K, V> {
+    private final boolean ownsPool;
+
+    public OffHeapSortedMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
+            Comparator<? super K> comparator, int chunkSize) {
+        super(new ChunkMap<>(pool, keySerializer, valueSerializer, KeyOrder.of(comparator, keySerializer),
+                chunkSize), Range.all(), false, comparator != null ? comparator : new SerializedOrder<>(keySerializer));
+        this.ownsPool = ownsPool;
+    }
+
+    @Override
+    public ZeroCopySortedMap<K, V> zc() {
+        return new SortedZeroCopy<>(this);
+    }
+
+    @Override
+    public MemoryFootprint footprint() {
+        map.checkOpen();
+        return map.pool.footprint();
+    }
+
+    @Override
+    public long heapFootprint() {
+        return map.heapFootprint();
+    }
+
+    @Override
+    public void close() {
+        if (!map.markClosed()) {
+            return;
+        }
+        if (ownsPool) {
+            map.pool.close();
+        } else if (!map.pool.isClosed()) {
+            map.freeAll();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return map.isClosed() ? "GroveSortedMap (closed)" : super.toString();
+    }
+
+    /** The default order as a comparator: serializes both keys and compares their bytes as unsigned. */
+    private record SerializedOrder<K>(Serializer<K> serializer) implements Comparator<K> {
+        @Override
+        public int compare(K a, K b) {
+            return java.util.Arrays.compareUnsigned(bytes(a), bytes(b));
+        }
+
+        private byte[] bytes(K key) {
+            int size = io.grove.internal.view.SliceWriter.sizeOf(serializer, key);
+            byte[] bytes = new byte[size];
+            io.grove.internal.view.SliceWriter.writeInto(serializer, key, size, new io.grove.internal.view.SegmentView(),
+                    java.lang.foreign.MemorySegment.ofArray(bytes), 0);
+            return bytes;
+        }
+    }
+}

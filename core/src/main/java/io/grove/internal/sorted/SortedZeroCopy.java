@@ -1,0 +1,278 @@
+package io.grove.internal.sorted;
+
+import io.grove.ZeroCopySortedMap;
+import io.grove.internal.view.SliceHandle;
+import io.grove.view.Handle;
+import io.grove.view.ResizableView;
+import java.util.AbstractCollection;
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.ConcurrentModificationException;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * The zero-copy API over a {@link SortedRangeMap}'s range and order: single-key operations of the
+ * {@link ChunkMap}, and ordered scans whose elements are handles on the off-heap keys and values. A set's iterator
+ * hands out a new handle per element; a stream points one handle (and one entry) at element after element.
+ */
+final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
+    private final SortedRangeMap<K, V> view;
+    private final ChunkMap<K, V> map;
+
+    SortedZeroCopy(SortedRangeMap<K, V> view) {
+        this.view = view;
+        this.map = view.map;
+    }
+
+    @Override
+    public Handle get(K key) {
+        return map.handle(view.checkedKey(key));
+    }
+
+    @Override
+    public void put(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        map.update(view.checkedKey(key), ChunkMap.ZC_PUT, value, null, null);
+    }
+
+    @Override
+    public boolean putIfAbsent(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_PUT_IF_ABSENT, value, null, null);
+    }
+
+    @Override
+    public boolean remove(K key) {
+        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_REMOVE, null, null, null);
+    }
+
+    @Override
+    public boolean computeIfPresent(K key, Consumer<? super ResizableView> computer) {
+        Objects.requireNonNull(computer, "computer");
+        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_COMPUTE_IF_PRESENT, null, null, computer);
+    }
+
+    @Override
+    public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer) {
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(computer, "computer");
+        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_UPSERT, value, null, computer);
+    }
+
+    // ---- ranges
+
+    @Override
+    public ZeroCopySortedMap<K, V> descendingMap() {
+        return new SortedZeroCopy<>((SortedRangeMap<K, V>) view.descendingMap());
+    }
+
+    @Override
+    public ZeroCopySortedMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        return new SortedZeroCopy<>((SortedRangeMap<K, V>) view.subMap(fromKey, fromInclusive, toKey, toInclusive));
+    }
+
+    @Override
+    public ZeroCopySortedMap<K, V> headMap(K toKey, boolean inclusive) {
+        return new SortedZeroCopy<>((SortedRangeMap<K, V>) view.headMap(toKey, inclusive));
+    }
+
+    @Override
+    public ZeroCopySortedMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        return new SortedZeroCopy<>((SortedRangeMap<K, V>) view.tailMap(fromKey, inclusive));
+    }
+
+    // ---- scans
+
+    @Override
+    public Set<Handle> keySet() {
+        return new AbstractSet<>() {
+            @Override
+            public Iterator<Handle> iterator() {
+                return new Scan(false).parts(true);
+            }
+
+            @Override
+            public int size() {
+                return view.size();
+            }
+        };
+    }
+
+    @Override
+    public Collection<Handle> values() {
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<Handle> iterator() {
+                return new Scan(false).parts(false);
+            }
+
+            @Override
+            public int size() {
+                return view.size();
+            }
+        };
+    }
+
+    @Override
+    public Set<Map.Entry<Handle, Handle>> entrySet() {
+        return new AbstractSet<>() {
+            @Override
+            public Iterator<Map.Entry<Handle, Handle>> iterator() {
+                return new Scan(false);
+            }
+
+            @Override
+            public int size() {
+                return view.size();
+            }
+        };
+    }
+
+    @Override
+    public Stream<Handle> keyStream() {
+        return stream(new Scan(true).parts(true));
+    }
+
+    @Override
+    public Stream<Handle> valueStream() {
+        return stream(new Scan(true).parts(false));
+    }
+
+    @Override
+    public Stream<Map.Entry<Handle, Handle>> entryStream() {
+        return stream(new Scan(true));
+    }
+
+    private static <T> Stream<T> stream(Iterator<T> iterator) {
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator,
+                Spliterator.NONNULL | Spliterator.DISTINCT | Spliterator.ORDERED), false);
+    }
+
+    /**
+     * Key and value handles of each entry in view order; with {@code reuse}, one entry object and two handles for
+     * all. An entry removed between the cursor and the handles is skipped, as a weakly consistent scan may.
+     */
+    private final class Scan implements Iterator<Map.Entry<Handle, Handle>> {
+        private final Cursor cursor;
+        private final boolean reuse;
+        private final SliceHandle reusedKey;
+        private final SliceHandle reusedValue;
+        private final ReusedEntry reusedEntry;
+        private SliceHandle aheadKey;
+        private SliceHandle aheadValue;
+        private Key aheadKeyBytes;
+        private Key lastKey;
+
+        Scan(boolean reuse) {
+            this.cursor = view.cursor(false);
+            this.reuse = reuse;
+            this.reusedKey = reuse ? new SliceHandle(map.pool) : null;
+            this.reusedValue = reuse ? new SliceHandle(map.pool) : null;
+            this.reusedEntry = reuse ? new ReusedEntry() : null;
+        }
+
+        @Override
+        public boolean hasNext() {
+            map.checkOpen();
+            while (aheadKey == null) {
+                if (!cursor.advance()) {
+                    return false;
+                }
+                SliceHandle key = reuse ? reusedKey : new SliceHandle(map.pool);
+                SliceHandle value = reuse ? reusedValue : new SliceHandle(map.pool);
+                long valueRef = map.currentValueRef(cursor);
+                if (valueRef == 0) {
+                    continue;
+                }
+                try {
+                    key.pointAt(cursor.keyRef());
+                    value.pointAt(valueRef, ValueHeader.HEADER, -1);
+                } catch (ConcurrentModificationException removedMeanwhile) {
+                    continue;
+                }
+                aheadKey = key;
+                aheadValue = value;
+                aheadKeyBytes = reuse ? null : Key.copyOf(cursor.keySegment(), 0, cursor.keyLength());
+            }
+            return true;
+        }
+
+        @Override
+        public Map.Entry<Handle, Handle> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Map.Entry<Handle, Handle> result = reuse ? reusedEntry.set(aheadKey, aheadValue)
+                    : new java.util.AbstractMap.SimpleImmutableEntry<>(aheadKey, aheadValue);
+            lastKey = aheadKeyBytes;
+            aheadKey = null;
+            aheadValue = null;
+            return result;
+        }
+
+        @Override
+        public void remove() {
+            if (lastKey == null) {
+                throw new IllegalStateException("next() has not been called, or remove() was called already");
+            }
+            map.update(map.readKey(lastKey.segment(), lastKey.length()), ChunkMap.REMOVE, null, null, null);
+            lastKey = null;
+        }
+
+        /** The key (or value) handles of this scan. */
+        Iterator<Handle> parts(boolean keys) {
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return Scan.this.hasNext();
+                }
+
+                @Override
+                public Handle next() {
+                    Map.Entry<Handle, Handle> e = Scan.this.next();
+                    return keys ? e.getKey() : e.getValue();
+                }
+
+                @Override
+                public void remove() {
+                    Scan.this.remove();
+                }
+            };
+        }
+    }
+
+    private static final class ReusedEntry implements Map.Entry<Handle, Handle> {
+        private Handle key;
+        private Handle value;
+
+        ReusedEntry set(Handle key, Handle value) {
+            this.key = key;
+            this.value = value;
+            return this;
+        }
+
+        @Override
+        public Handle getKey() {
+            return key;
+        }
+
+        @Override
+        public Handle getValue() {
+            return value;
+        }
+
+        @Override
+        public Handle setValue(Handle value) {
+            throw new UnsupportedOperationException("zero-copy scan entries are read-only; use zc().put");
+        }
+    }
+}

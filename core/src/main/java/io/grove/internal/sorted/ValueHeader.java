@@ -1,0 +1,89 @@
+package io.grove.internal.sorted;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The off-heap record of an ordered map's value: the payload of a Nova slice, a header word (Oak §3.3: the value's
+ * lock and deleted bit) followed by the serialized value. The only place that computes offsets inside a value.
+ *
+ * <pre>
+ * byte offset 0                                                        8
+ *            +---+---+--------------------------------------------------+----------------------------+
+ *            | D | A | sequence (62 bits; odd while write-locked)       | value bytes (slice length - 8) |
+ *            +---+---+--------------------------------------------------+----------------------------+
+ *             63  62
+ * </pre>
+ *
+ * <ul>
+ *   <li>D (deleted): set once, by the thread holding the lock, when the value leaves its entry (removed, replaced,
+ *       or moved by a resize); the slice is deleted from the pool right after. A thread that finds D re-reads the
+ *       entry.
+ *   <li>A (absent): the value is a placeholder that {@code compute} on an absent key installs, locked, so that its
+ *       function runs once; readers treat a placeholder as no value.
+ *   <li>sequence: a seqlock. A writer takes the lock by a CAS from an even sequence to the next (odd) one and
+ *       releases it by a release store of the following even one; an optimistic reader reads the word, the bytes,
+ *       then the word again (after a load-load fence) and accepts the bytes if both reads are the same even
+ *       sequence without D.
+ * </ul>
+ * The word is in the platform's byte order; accesses are through a {@code static final} VarHandle.
+ */
+final class ValueHeader {
+    static final int HEADER = 8;
+    static final long DELETED = 1L << 63;
+    static final long ABSENT = 1L << 62;
+    private static final long FLAGS = DELETED | ABSENT;
+    /** The header of a value that is live, unlocked and was never written in place. */
+    static final long FRESH = 0;
+    /** The header of a placeholder as {@code compute} installs it: absent and locked. */
+    static final long LOCKED_PLACEHOLDER = ABSENT | 1;
+
+    private static final VarHandle LONG =
+            java.lang.foreign.ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+
+    private ValueHeader() {}
+
+    /** Writes the header of a slice no other thread has seen yet. */
+    static void initialize(MemorySegment block, long value, long header) {
+        LONG.set(block, value, header);
+    }
+
+    static long headerAcquire(MemorySegment block, long value) {
+        return (long) LONG.getAcquire(block, value);
+    }
+
+    /** Whether {@code header} is a live value nobody holds: not deleted, not locked. */
+    static boolean isUnlocked(long header) {
+        return (header & (DELETED | 1)) == 0;
+    }
+
+    static boolean isDeleted(long header) {
+        return (header & DELETED) != 0;
+    }
+
+    static boolean isPlaceholder(long header) {
+        return (header & ABSENT) != 0;
+    }
+
+    /** Locks the value if its header is still {@code unlocked}; the locked header, or -1 if the CAS failed. */
+    static long tryLock(MemorySegment block, long value, long unlocked) {
+        long locked = unlocked + 1;
+        return LONG.compareAndSet(block, value, unlocked, locked) ? locked : -1;
+    }
+
+    /** Releases the lock taken as {@code locked}: the next even sequence, publishing the writes made under it. */
+    static void unlock(MemorySegment block, long value, long locked) {
+        LONG.setRelease(block, value, (locked + 1) & ~ABSENT);
+    }
+
+    /** Releases the lock taken as {@code locked} and marks the value deleted. */
+    static void unlockDeleted(MemorySegment block, long value, long locked) {
+        LONG.setRelease(block, value, ((locked + 1) & ~FLAGS) | DELETED);
+    }
+
+    /** Whether an optimistic read that began at {@code header} saw a stable value: the header did not change. */
+    static boolean isStable(MemorySegment block, long value, long header) {
+        VarHandle.loadLoadFence();
+        return (long) LONG.getAcquire(block, value) == header;
+    }
+}

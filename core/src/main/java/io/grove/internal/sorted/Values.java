@@ -1,0 +1,203 @@
+package io.grove.internal.sorted;
+
+import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
+import io.grove.internal.view.SegmentView;
+import io.grove.internal.view.SliceWriter;
+import io.grove.serial.Serializer;
+import java.lang.foreign.MemorySegment;
+import java.util.ConcurrentModificationException;
+
+/**
+ * The value slices of an ordered map ({@link ValueHeader} then the serialized value): writing, optimistic reads,
+ * the value lock, and retirement.
+ *
+ * <h2>Implementation notes</h2>
+ *
+ * <p>Every change of a value's bytes or of the entry that refers to it happens under the value's lock, taken by
+ * {@link #lock}: Nova's write protocol ({@code beginWrite}) protects the CAS on the header from a slice reused in
+ * the meantime, and once the lock is held only its holder can delete the slice, so the protection ends with the
+ * CAS. A holder that takes the value out of its entry marks it deleted while unlocking ({@link #retire}) and then
+ * deletes the slice; waiters see the mark and re-read the entry.
+ *
+ * <p>An optimistic {@link #read} reads the header, the bytes and the header again, then checks the slice's Nova
+ * version: the bytes are accepted only if neither changed (seqlock). Its linearization point is the first header
+ * read.
+ */
+final class Values<V> {
+    /** Returned by {@link #read} when the value left its entry: re-read the entry. */
+    static final Object RETRY = new Object();
+
+    private final Pool pool;
+    final Serializer<V> serializer;
+
+    Values(Pool pool, Serializer<V> serializer) {
+        this.pool = pool;
+        this.serializer = serializer;
+    }
+
+    /** A new private value slice holding {@code value}, header fresh. */
+    long write(V value, SegmentView view) {
+        int size = SliceWriter.sizeOf(serializer, value);
+        long ref = allocate(size);
+        boolean written = false;
+        try {
+            SliceWriter.writeInto(serializer, value, size, view, pool.segment(ref),
+                    pool.payloadOffset(ref) + ValueHeader.HEADER);
+            written = true;
+        } finally {
+            if (!written) {
+                pool.deletePrivate(ref);
+            }
+        }
+        return ref;
+    }
+
+    /** A new private value slice of {@code size} bytes, header fresh, bytes not initialized. */
+    long allocate(int size) {
+        if (size > pool.maxSliceSize() - ValueHeader.HEADER) {
+            throw new IllegalArgumentException("a value of " + size + " bytes is larger than the largest value ("
+                    + (pool.maxSliceSize() - ValueHeader.HEADER) + " bytes with a block size of " + pool.blockSize()
+                    + ")");
+        }
+        long ref = pool.allocate(size + ValueHeader.HEADER);
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.FRESH);
+        return ref;
+    }
+
+    /** A placeholder for {@code compute} on an absent key: absent and locked by the caller. */
+    long placeholder() {
+        long ref = pool.allocate(ValueHeader.HEADER);
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.LOCKED_PLACEHOLDER);
+        return ref;
+    }
+
+    /** The header a placeholder is locked with. */
+    static long placeholderLock() {
+        return ValueHeader.LOCKED_PLACEHOLDER;
+    }
+
+    /**
+     * Reads value {@code ref} optimistically, waiting while it is locked: the value, {@code null} if it is a
+     * placeholder (the key is absent), or {@link #RETRY} if the value left its entry.
+     */
+    Object read(long ref, SegmentView view) {
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        for (int attempt = 0; ; attempt++) {
+            long header = ValueHeader.headerAcquire(block, at);
+            if (ValueHeader.isDeleted(header)) {
+                return RETRY;
+            }
+            if (ValueHeader.isPlaceholder(header)) {
+                return null;
+            }
+            if (!ValueHeader.isUnlocked(header)) {
+                Backoff.pause(attempt);
+                continue;
+            }
+            V value;
+            try {
+                value = deserialize(ref, block, at, view);
+            } catch (ConcurrentModificationException stale) {
+                return RETRY;
+            } catch (RuntimeException e) {
+                if (ValueHeader.isStable(block, at, header) && pool.isLive(ref)) {
+                    throw e; // the serializer failed on bytes that did not change
+                }
+                continue;
+            }
+            if (ValueHeader.isStable(block, at, header) && pool.isLive(ref)) {
+                return value;
+            }
+        }
+    }
+
+    /**
+     * Whether value {@code ref} is present: {@code true}, {@code false} for a placeholder, or {@code null} if it
+     * left its entry (re-read the entry).
+     */
+    Boolean isPresent(long ref) {
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        long header = ValueHeader.headerAcquire(block, at);
+        if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
+            return null;
+        }
+        return !ValueHeader.isPlaceholder(header);
+    }
+
+    /** Reads value {@code ref}, which the caller has locked. */
+    V readLocked(long ref, SegmentView view) {
+        return deserialize(ref, pool.segment(ref), pool.payloadOffset(ref), view);
+    }
+
+    private V deserialize(long ref, MemorySegment block, long at, SegmentView view) {
+        int size = pool.length(ref) - ValueHeader.HEADER;
+        view.open(block, at + ValueHeader.HEADER, size, false);
+        try {
+            return serializer.read(view);
+        } finally {
+            view.close();
+        }
+    }
+
+    /**
+     * Locks value {@code ref}, waiting while another thread holds it: the locked header, or -1 if the value left
+     * its entry (re-read the entry).
+     */
+    long lock(long ref) {
+        long token = pool.beginWrite(ref);
+        if (token == -1) {
+            return -1;
+        }
+        try {
+            MemorySegment block = pool.segment(ref);
+            long at = pool.payloadOffset(ref);
+            for (int attempt = 0; ; attempt++) {
+                long header = ValueHeader.headerAcquire(block, at);
+                if (ValueHeader.isDeleted(header)) {
+                    return -1;
+                }
+                if (ValueHeader.isUnlocked(header)) {
+                    long locked = ValueHeader.tryLock(block, at, header);
+                    if (locked != -1) {
+                        return locked;
+                    }
+                } else {
+                    Backoff.pause(attempt);
+                }
+            }
+        } finally {
+            pool.endWrite(token);
+        }
+    }
+
+    void unlock(long ref, long locked) {
+        ValueHeader.unlock(pool.segment(ref), pool.payloadOffset(ref), locked);
+    }
+
+    /** Unlocks value {@code ref}, which its holder has just taken out of its entry, and deletes it. */
+    void retire(long ref, long locked) {
+        ValueHeader.unlockDeleted(pool.segment(ref), pool.payloadOffset(ref), locked);
+        pool.delete(ref);
+    }
+
+    /** The size of value {@code ref}'s bytes (validated: a stale reference throws ConcurrentModificationException). */
+    int size(long ref) {
+        return pool.length(ref) - ValueHeader.HEADER;
+    }
+
+    MemorySegment block(long ref) {
+        return pool.segment(ref);
+    }
+
+    /** Where value {@code ref}'s bytes start in its block. */
+    long bytesOffset(long ref) {
+        return pool.payloadOffset(ref) + ValueHeader.HEADER;
+    }
+
+    Pool pool() {
+        return pool;
+    }
+}
