@@ -1,6 +1,7 @@
 package io.grove.internal.hash;
 
 import io.grove.internal.memory.Pool;
+import io.grove.internal.view.ReusedEntry;
 import io.grove.internal.view.SliceHandle;
 import io.grove.view.Handle;
 import java.util.AbstractCollection;
@@ -195,32 +196,6 @@ final class HashScans<K, V> {
         @Override
         public void remove() {
             keys.remove();
-        }
-    }
-
-    private static final class ReusedEntry implements Map.Entry<Handle, Handle> {
-        private Handle key;
-        private Handle value;
-
-        ReusedEntry set(Handle key, Handle value) {
-            this.key = key;
-            this.value = value;
-            return this;
-        }
-
-        @Override
-        public Handle getKey() {
-            return key;
-        }
-
-        @Override
-        public Handle getValue() {
-            return value;
-        }
-
-        @Override
-        public Handle setValue(Handle value) {
-            throw new UnsupportedOperationException("zero-copy scan entries are read-only; use zc().put");
         }
     }
 

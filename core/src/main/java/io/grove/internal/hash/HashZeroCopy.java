@@ -3,6 +3,7 @@ package io.grove.internal.hash;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SliceHandle;
+import io.grove.internal.view.SliceResizer;
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
 import java.util.Collection;
@@ -180,7 +181,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     /** Under the lock: runs {@code computer} on entry {@code e}'s value inside a mutation of segment {@code s}. */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         long value = table.value(e);
-        ValueResizer resizer = scratch.resizer;
+        SliceResizer resizer = scratch.resizer;
         resizer.start(value);
         table.beginMutation(s);
         try {

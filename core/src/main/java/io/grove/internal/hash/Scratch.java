@@ -2,6 +2,7 @@ package io.grove.internal.hash;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SegmentView;
+import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,7 @@ final class Scratch {
     final SegmentView keyView = new SegmentView();
     final SegmentView readView = new SegmentView();
     final SegmentView writeView = new SegmentView();
-    final ValueResizer resizer;
+    final SliceResizer resizer;
     /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
     long bucket;
     long previous;
@@ -29,7 +30,7 @@ final class Scratch {
     private java.util.ArrayList<Object> evicted;
 
     Scratch(Pool pool) {
-        this.resizer = new ValueResizer(pool);
+        this.resizer = new SliceResizer(pool, 0);
     }
 
     /** Marks the cached instance in use, or returns a fresh one if it already is. */

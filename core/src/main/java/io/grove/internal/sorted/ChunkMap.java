@@ -3,6 +3,7 @@ package io.grove.internal.sorted;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
+import io.grove.internal.view.SliceResizer;
 import io.grove.serial.Serializer;
 import io.grove.view.ResizableView;
 import java.util.ConcurrentModificationException;
@@ -455,7 +456,7 @@ final class ChunkMap<K, V> {
      */
     private void updateInPlace(Scratch s, Chunk c, int e, long old, long locked,
             Consumer<? super ResizableView> computer) {
-        InPlaceResizer resizer = s.resizer;
+        SliceResizer resizer = s.resizer;
         resizer.start(old);
         SegmentView view = s.writeView;
         try {

@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.internal.view.SegmentView;
+import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
@@ -17,14 +18,14 @@ final class Scratch {
     final SegmentView keyView = new SegmentView();
     final SegmentView valueView = new SegmentView();
     final SegmentView writeView = new SegmentView();
-    final InPlaceResizer resizer;
+    final SliceResizer resizer;
     /** The chunk of the entry the last {@code enter} returned, published in. */
     Chunk chunk;
     final ChunkMap.Outcome outcome = new ChunkMap.Outcome();
     private boolean inUse;
 
     Scratch(Values<?> values) {
-        this.resizer = new InPlaceResizer(values);
+        this.resizer = new SliceResizer(values.pool(), ValueHeader.HEADER);
     }
 
     static Scratch acquire(ThreadLocal<Scratch> cache, Values<?> values) {

@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.ZeroCopySortedMap;
+import io.grove.internal.view.ReusedEntry;
 import io.grove.internal.view.SliceHandle;
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
@@ -247,32 +248,6 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
                     Scan.this.remove();
                 }
             };
-        }
-    }
-
-    private static final class ReusedEntry implements Map.Entry<Handle, Handle> {
-        private Handle key;
-        private Handle value;
-
-        ReusedEntry set(Handle key, Handle value) {
-            this.key = key;
-            this.value = value;
-            return this;
-        }
-
-        @Override
-        public Handle getKey() {
-            return key;
-        }
-
-        @Override
-        public Handle getValue() {
-            return value;
-        }
-
-        @Override
-        public Handle setValue(Handle value) {
-            throw new UnsupportedOperationException("zero-copy scan entries are read-only; use zc().put");
         }
     }
 }
