@@ -314,16 +314,21 @@ final class ChunkMap<K, V> {
         long keyRef = pool.allocate(s.keyLength());
         java.lang.foreign.MemorySegment.copy(s.key(), 0, pool.segment(keyRef), pool.payloadOffset(keyRef),
                 s.keyLength());
-        int slot = c.allocate(keyRef, s.keyLength());
-        if (slot == Chunk.NONE) {
-            pool.deletePrivate(keyRef);
-            return Chunk.NONE;
+        int e = Chunk.NONE;
+        try {
+            int slot = c.allocate(keyRef, s.keyLength());
+            if (slot == Chunk.NONE) {
+                return Chunk.NONE;
+            }
+            e = c.link(keys, s.key(), s.keyLength(), slot);
+            return e;
+        } finally {
+            if (e == Chunk.NONE || c.keyRef(e) != keyRef) {
+                // full chunk, a comparator that threw, or another thread linked the key first (the slot stays
+                // unlinked): the key slice was never seen by another thread
+                pool.deletePrivate(keyRef);
+            }
         }
-        int e = c.link(keys, s.key(), s.keyLength(), slot);
-        if (e != slot) {
-            pool.deletePrivate(keyRef); // another thread linked the key first; the slot stays unlinked
-        }
-        return e;
     }
 
     @SuppressWarnings("unchecked")

@@ -99,7 +99,16 @@ final class Cursor {
             if (outside) {
                 return end();
             }
-            if (value == 0 || !Boolean.TRUE.equals(values.isPresent(value))) {
+            Boolean present = value == 0 ? Boolean.FALSE : values.isPresent(value);
+            if (present == null) {
+                // The value left the entry after we read its reference: read the entry again. A replaced chunk's
+                // entry keeps the old reference for ever, so then find the key in the current chunk instead.
+                if (chunk.isReplaced()) {
+                    next = relocate();
+                }
+                continue;
+            }
+            if (!present) {
                 next = descending ? pop() : chunk.next(next);
                 continue;
             }

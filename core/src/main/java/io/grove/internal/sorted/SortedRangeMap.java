@@ -180,7 +180,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @Override
     public void clear() {
         for (Cursor c = cursor(false); c.advance(); ) {
-            map.update(map.readKey(c.keySegment(), c.keyLength()), ChunkMap.REMOVE, null, null, null);
+            map.update(map.readKey(c.keySegment(), c.keyLength()), ChunkMap.ZC_REMOVE, null, null, null);
         }
     }
 
