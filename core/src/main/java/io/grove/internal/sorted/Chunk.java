@@ -152,11 +152,13 @@ final class Chunk {
     // ---- search
 
     /**
-     * The last entry whose key is below the probe (at or below it if {@code inclusive}), or {@link #NONE}: a
-     * binary search of the sorted prefix, then a walk of the list.
+     * The window around the probe: the last entry whose key is below it (at or below it if {@code inclusive}) and
+     * the entry the walk saw after that one, packed by {@link #window}; either may be {@link #NONE}. A binary
+     * search of the sorted prefix, then a walk of the list. The successor is the one read by the walk: reading the
+     * link again could return an entry inserted since, with a key on the wrong side of the probe.
      */
-    int predecessor(Keys keys, MemorySegment probe, int length, boolean inclusive) {
-        int limit = inclusive ? -1 : 0; // an entry qualifies while compare(probe, key) > limit
+    long window(Keys keys, MemorySegment probe, int length, boolean inclusive) {
+        int limit = inclusive ? -1 : 0; // an entry is before the probe while compare(probe, key) > limit
         int lo = 0;
         int hi = sortedCount - 1;
         int pred = NONE;
@@ -174,13 +176,24 @@ final class Chunk {
             pred = next;
             next = next(next);
         }
-        return pred;
+        return window(pred, next);
+    }
+
+    static long window(int pred, int succ) {
+        return ((long) (pred + 1) << 32) | (succ + 1);
+    }
+
+    static int predecessorOf(long window) {
+        return (int) (window >>> 32) - 1;
+    }
+
+    static int successorOf(long window) {
+        return (int) (window & NEXT_MASK) - 1;
     }
 
     /** The entry with the probe's key, or {@link #NONE}. */
     int find(Keys keys, MemorySegment probe, int length) {
-        int pred = predecessor(keys, probe, length, false);
-        int candidate = pred == NONE ? first() : next(pred);
+        int candidate = successorOf(window(keys, probe, length, false));
         if (candidate != NONE && keys.compare(probe, length, keyRef(candidate), keyLength(candidate)) == 0) {
             return candidate;
         }
@@ -215,8 +228,9 @@ final class Chunk {
      */
     int link(Keys keys, MemorySegment probe, int length, int e) {
         while (true) {
-            int pred = predecessor(keys, probe, length, false);
-            int succ = pred == NONE ? first() : next(pred);
+            long window = window(keys, probe, length, false);
+            int pred = predecessorOf(window);
+            int succ = successorOf(window);
             if (succ != NONE && keys.compare(probe, length, keyRef(succ), keyLength(succ)) == 0) {
                 return succ;
             }

@@ -16,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>When a chunk ends, the cursor locates the chunk holding the chunk's upper bound (ascending) or the keys just
  * below its minimum (descending) in the current index and goes on there from that bound, so a chunk replaced
- * meanwhile is never read past its range. Each emitted key is copied to {@link #lastKey} after a check that the
+ * meanwhile is never read past its range. Each emitted key is copied, then kept as {@link #lastKey} only after a check that the
  * chunk was not replaced while its keys were read (Chunk I4); a chunk found replaced is left for the current
  * chunk holding the last key, from just past it. Every key present throughout the scan is emitted once, in
  * order: the chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk
@@ -37,10 +37,14 @@ final class Cursor {
     private Chunk chunk;
     private int entry = Chunk.NONE;
     private boolean started;
+    private boolean exhausted;
     private long valueRef;
     private byte[] lastKey = new byte[32];
     private MemorySegment lastKeySegment = MemorySegment.ofArray(lastKey);
     private int lastKeyLength = -1;
+    private byte[] candidateKey = new byte[32];
+    private MemorySegment candidateKeySegment = MemorySegment.ofArray(candidateKey);
+    private int candidateKeyLength;
 
     // descending state: the prefix segment being walked and the stack of its entries
     private int segment;
@@ -63,6 +67,9 @@ final class Cursor {
 
     /** Moves to the next entry with a value inside the range; {@code false} at the end. */
     boolean advance() {
+        if (exhausted) {
+            return false;
+        }
         int next;
         if (!started) {
             started = true;
@@ -112,19 +119,21 @@ final class Cursor {
                 next = descending ? pop() : chunk.next(next);
                 continue;
             }
-            entry = next;
-            valueRef = value;
             copyKey(keyRef, keyLength);
-            if (chunk.isReplaced()) { // the copy may have read a reused key
+            if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
                 next = relocate();
                 continue;
             }
+            acceptKey();
+            entry = next;
+            valueRef = value;
             return true;
         }
     }
 
     private boolean end() {
         entry = Chunk.NONE;
+        exhausted = true;
         return false;
     }
 
@@ -144,8 +153,7 @@ final class Cursor {
             if (bound == null) {
                 e = chunk.first();
             } else {
-                int pred = chunk.predecessor(keys, bound.segment(), bound.length(), !inclusive);
-                e = pred == Chunk.NONE ? chunk.first() : chunk.next(pred);
+                e = Chunk.successorOf(chunk.window(keys, bound.segment(), bound.length(), !inclusive));
             }
             if (!chunk.isReplaced()) {
                 return e;
@@ -215,14 +223,26 @@ final class Cursor {
         return inclusive ? c > 0 : c >= 0;
     }
 
+    /** Copies a key into the candidate buffer; {@link #acceptKey} makes it the last key once validated. */
     private void copyKey(long keyRef, int keyLength) {
-        if (keyLength > lastKey.length) {
-            lastKey = new byte[Math.max(keyLength, lastKey.length * 2)];
-            lastKeySegment = MemorySegment.ofArray(lastKey);
+        if (keyLength > candidateKey.length) {
+            candidateKey = new byte[Math.max(keyLength, candidateKey.length * 2)];
+            candidateKeySegment = MemorySegment.ofArray(candidateKey);
         }
         MemorySegment.copy(keys.pool.segment(keyRef), ValueLayout.JAVA_BYTE, keys.pool.payloadOffset(keyRef),
-                lastKey, 0, keyLength);
-        lastKeyLength = keyLength;
+                candidateKey, 0, keyLength);
+        candidateKeyLength = keyLength;
+    }
+
+    /** Swaps the candidate and last-key buffers: the candidate, validated, becomes the last key. */
+    private void acceptKey() {
+        byte[] bytes = lastKey;
+        MemorySegment segment = lastKeySegment;
+        lastKey = candidateKey;
+        lastKeySegment = candidateKeySegment;
+        lastKeyLength = candidateKeyLength;
+        candidateKey = bytes;
+        candidateKeySegment = segment;
     }
 
     // ---- the current entry

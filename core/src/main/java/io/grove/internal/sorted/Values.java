@@ -86,8 +86,8 @@ final class Values<V> {
         long at = pool.payloadOffset(ref);
         for (int attempt = 0; ; attempt++) {
             long header = ValueHeader.headerAcquire(block, at);
-            if (ValueHeader.isDeleted(header)) {
-                return RETRY;
+            if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
+                return RETRY; // (a header read from a slice reused since can show any bits: check first)
             }
             if (ValueHeader.isPlaceholder(header)) {
                 return null;

@@ -33,6 +33,7 @@ class SortedMapSmokeTest {
                 if (step % 5000 == 0) {
                     assertEquals(model, map, where);
                     assertEquals(new ArrayList<>(model.descendingKeySet()), new ArrayList<>(map.descendingKeySet()));
+                    assertEquals(new ArrayList<>(model.keySet()), new ArrayList<>(map.keySet()), where);
                 }
             }
             assertEquals(model.size(), map.size());
