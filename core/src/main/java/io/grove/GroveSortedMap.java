@@ -29,6 +29,15 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * exactly once, in order. {@code size()} adds per-chunk counts and is exact only when no update runs.
  * {@code containsKey} and {@code get} take O(log n) steps.
  *
+ * <p>Sizes: a key takes one slice of the pool and may be as large as {@link MemoryPool#maxSliceSize()}; a value
+ * takes one slice with an 8-byte header (its lock, Oak §3.3), so it may be 8 bytes smaller.
+ *
+ * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's in one point: a
+ * removed key keeps its bytes until the map compacts its chunk (removals trigger that once they reach half a
+ * chunk), so a handle on a removed key may still read the key, its own bytes, until then; after the compaction it
+ * throws {@link java.util.ConcurrentModificationException}. Value handles fail as soon as the value is removed or
+ * replaced.
+ *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries throws {@link IllegalStateException}.
  */

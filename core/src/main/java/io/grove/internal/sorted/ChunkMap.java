@@ -89,6 +89,9 @@ final class ChunkMap<K, V> {
         if (closed) {
             throw new IllegalStateException("the map is closed");
         }
+        if (pool.isClosed()) {
+            throw new IllegalStateException("the map's memory pool is closed");
+        }
     }
 
     boolean isClosed() {

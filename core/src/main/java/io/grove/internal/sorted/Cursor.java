@@ -79,6 +79,10 @@ final class Cursor {
         }
         while (true) {
             if (next == Chunk.NONE) {
+                if (chunk.isReplaced()) { // the end may have been decided on reused key bytes
+                    next = relocate();
+                    continue;
+                }
                 if (descending) {
                     Key min = chunk.minKey;
                     if (min == null || (lo != null && keys.compareBounds(min, lo) <= 0)) {

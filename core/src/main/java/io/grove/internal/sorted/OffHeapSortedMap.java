@@ -51,11 +51,6 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
         }
     }
 
-    @Override
-    public String toString() {
-        return map.isClosed() ? "GroveSortedMap (closed)" : super.toString();
-    }
-
     /** The default order as a comparator: serializes both keys and compares their bytes as unsigned. */
     private record SerializedOrder<K>(Serializer<K> serializer) implements Comparator<K> {
         @Override

@@ -56,9 +56,10 @@ final class Values<V> {
     /** A new private value slice of {@code size} bytes, header fresh, bytes not initialized. */
     long allocate(int size) {
         if (size > pool.maxSliceSize() - ValueHeader.HEADER) {
-            throw new IllegalArgumentException("a value of " + size + " bytes is larger than the largest value ("
-                    + (pool.maxSliceSize() - ValueHeader.HEADER) + " bytes with a block size of " + pool.blockSize()
-                    + ")");
+            throw new IllegalArgumentException("a value of " + size + " bytes is larger than the largest value of "
+                    + "an ordered map, " + (pool.maxSliceSize() - ValueHeader.HEADER) + " bytes: the pool's largest "
+                    + "slice (" + pool.maxSliceSize() + " bytes with a block size of " + pool.blockSize()
+                    + ") less the " + ValueHeader.HEADER + "-byte value header");
         }
         long ref = pool.allocate(size + ValueHeader.HEADER);
         ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.FRESH);

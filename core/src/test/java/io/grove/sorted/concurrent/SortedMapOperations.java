@@ -1,0 +1,269 @@
+package io.grove.sorted.concurrent;
+
+import io.grove.GroveSortedMap;
+import io.grove.view.Handle;
+import java.util.ConcurrentModificationException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+
+/**
+ * The single-key operations of {@link GroveSortedMap}, and {@code firstKey}/{@code lastKey} and the navigation
+ * methods, as Lincheck sees them, shared by the Lincheck test classes of this package. The sequential
+ * specification is {@link SortedMapSpec}.
+ *
+ * <p><b>Keys, fillers and chunks.</b> A scenario's keys are chosen by an index 1..3 that {@link #key} maps to 100,
+ * 200 and 300. Every map starts with the six {@link #FILLERS} 150, 160, 170, 250, 260, 270, each mapped to itself
+ * and never touched by a scenario, and is built with {@code chunkSize(4)}: nine possible entries in chunks of four,
+ * so the map starts with several chunks, an insert of a scenario key usually lands in a full chunk and splits it,
+ * and every insert after a removal needs a free cell that only a rebalance (compaction, merge) gives back. The
+ * rebalances therefore run between and during the scenario's operations, which is what these tests are about:
+ * the operations must stay linearizable while the chunk that holds their key is frozen, copied and replaced.
+ *
+ * <p><b>Why navigation is checked only next to fillers.</b> The map documents {@code firstKey}, {@code ceilingKey}
+ * and the like as weakly consistent, as {@link java.util.concurrent.ConcurrentSkipListMap}'s are: a call that passes
+ * over several keys changing meanwhile may return a result that was never right at a single moment, so these calls
+ * are not linearizable in general. Each navigation operation here is aimed so that exactly one scenario key can
+ * decide its result and a filler that never changes stands right behind it ({@code firstKey} is 100 or 150,
+ * {@code lastKey} 300 or 270, {@code ceilingKey(199)} 200 or 250, {@code floorKey(301)} 300 or 270...). Weak
+ * consistency then does make them linearizable, and a navigation that loses its place while the chunks around the
+ * key are split, merged or replaced (skips the key, returns a stale or removed one, returns the filler although
+ * the key was present throughout) fails the check.
+ *
+ * <p>Every function handed to the map is pure, so running it once under the map's synchronization and once in the
+ * specification give the same result.
+ */
+@Param(name = "key", gen = IntGen.class, conf = "1:3")
+@Param(name = "value", gen = IntGen.class, conf = "1:4")
+abstract class SortedMapOperations {
+    /** Keys present in every map before the scenario, mapped to themselves, and never touched by it. */
+    static final List<Long> FILLERS = List.of(150L, 160L, 170L, 250L, 260L, 270L);
+    /** The chunk size of every map of the Lincheck tests: the smallest the builder allows. */
+    static final int CHUNK_SIZE = 4;
+
+    protected final GroveSortedMap<Long, Long> map;
+    /** The chunk index's array when the scenario starts: a different one at validation means a rebalance ran. */
+    private final Object[] chunksAtStart;
+
+    SortedMapOperations(GroveSortedMap<Long, Long> map) {
+        for (long filler : FILLERS) {
+            map.put(filler, filler);
+        }
+        this.map = map;
+        this.chunksAtStart = Internals.chunks(map);
+    }
+
+    /** Whether a rebalance (split, merge or compaction) completed since this invocation's scenario started. */
+    boolean rebalanced() {
+        return Internals.chunks(map) != chunksAtStart;
+    }
+
+    /** The real key behind index {@code k} (1..3). */
+    static long key(int k) {
+        return 100L * k;
+    }
+
+    /** The function of {@link #computeIfPresent}: doubles odd values, removes even ones. */
+    static Long presentFunction(Long old) {
+        return old % 2 == 0 ? null : old * 2;
+    }
+
+    /** An entry as a result Lincheck can compare. */
+    static String show(Map.Entry<Long, Long> e) {
+        return e == null ? null : e.getKey() + "=" + e.getValue();
+    }
+
+    /**
+     * Lincheck makes one instance per invocation and never closes it, and makes the next only after the previous
+     * invocation finished; so each new instance closes its predecessor's map (and pool, if {@code owner} closes one),
+     * which keeps the off-heap memory of a run bounded.
+     */
+    static GroveSortedMap<Long, Long> retirePrevious(AtomicReference<AutoCloseable> previous,
+            GroveSortedMap<Long, Long> fresh, AutoCloseable owner) {
+        AutoCloseable old = previous.getAndSet(owner);
+        if (old != null) {
+            try {
+                old.close();
+            } catch (Exception e) {
+                throw new AssertionError("closing the previous invocation's map failed", e);
+            }
+        }
+        return fresh;
+    }
+
+    @Operation
+    public Long get(@Param(name = "key") int k) {
+        return map.get(key(k));
+    }
+
+    @Operation
+    public boolean containsKey(@Param(name = "key") int k) {
+        return map.containsKey(key(k));
+    }
+
+    @Operation
+    public Long put(@Param(name = "key") int k, @Param(name = "value") int v) {
+        return map.put(key(k), (long) v);
+    }
+
+    @Operation
+    public Long putIfAbsent(@Param(name = "key") int k, @Param(name = "value") int v) {
+        return map.putIfAbsent(key(k), (long) v);
+    }
+
+    @Operation
+    public Long remove(@Param(name = "key") int k) {
+        return map.remove(key(k));
+    }
+
+    @Operation
+    public Long computeIfPresent(@Param(name = "key") int k) {
+        return map.computeIfPresent(key(k), (key, old) -> presentFunction(old));
+    }
+
+    @Operation
+    public boolean zcPutIfAbsent(@Param(name = "key") int k, @Param(name = "value") int v) {
+        return map.zc().putIfAbsent(key(k), (long) v);
+    }
+
+    @Operation
+    public boolean zcRemove(@Param(name = "key") int k) {
+        return map.zc().remove(key(k));
+    }
+
+    /** {@code zc().putIfAbsentComputeIfPresent}: inserts 1 or adds 1 in place. */
+    @Operation
+    public boolean zcIncrement(@Param(name = "key") int k) {
+        return map.zc().putIfAbsentComputeIfPresent(key(k), 1L, view -> view.putLong(0, view.getLong(0) + 1));
+    }
+
+    /**
+     * {@code zc().computeIfPresent} that grows the value to 16 bytes and shrinks it back, so that the value may move
+     * to another slice while the entry stays, and adds 3.
+     */
+    @Operation
+    public boolean zcMoveAndAdd(@Param(name = "key") int k) {
+        return map.zc().computeIfPresent(key(k), view -> {
+            long encoded = view.getLong(0);
+            view.resize(16).putLong(8, -1L);
+            view.resize(8).putLong(0, encoded + 3);
+        });
+    }
+
+    /**
+     * {@code zc().get} and a validated read through the handle ({@code Serializers.longs()} flips the sign bit); a
+     * handle whose value was replaced or removed before the read ends throws
+     * {@link ConcurrentModificationException}, and the lookup is repeated.
+     */
+    @Operation
+    public Long zcGet(@Param(name = "key") int k) {
+        while (true) {
+            Handle handle = map.zc().get(key(k));
+            if (handle == null) {
+                return null;
+            }
+            try {
+                return handle.read(view -> view.getLong(0) ^ Long.MIN_VALUE);
+            } catch (ConcurrentModificationException replaced) {
+                // look the key up again
+            }
+        }
+    }
+
+    /** 100 if present, else the filler 150. */
+    @Operation
+    public Long firstKey() {
+        return map.firstKey();
+    }
+
+    /** 300 if present, else the filler 270. */
+    @Operation
+    public Long lastKey() {
+        return map.lastKey();
+    }
+
+    /** {@code ceilingKey(key - 1)}: the key if present, else the filler after it (none after 300). */
+    @Operation
+    public Long ceilingKeyBelow(@Param(name = "key") int k) {
+        return map.ceilingKey(key(k) - 1);
+    }
+
+    /** {@code floorKey(key + 1)}: the key if present, else the filler before it (none before 100). */
+    @Operation
+    public Long floorKeyAbove(@Param(name = "key") int k) {
+        return map.floorKey(key(k) + 1);
+    }
+
+    /** {@code higherEntry(key - 1)}, with its value. */
+    @Operation
+    public String higherEntryBelow(@Param(name = "key") int k) {
+        return show(map.higherEntry(key(k) - 1));
+    }
+
+    /** {@code lowerEntry(key + 1)}, with its value. */
+    @Operation
+    public String lowerEntryAbove(@Param(name = "key") int k) {
+        return show(map.lowerEntry(key(k) + 1));
+    }
+
+    /**
+     * After each invocation (each test class calls this from its own {@code @Validate} method: Lincheck 3.7 counts
+     * an inherited one twice): ascending and descending iteration agree with {@code get} and {@code size}, are
+     * strictly ordered, and the fillers are unchanged.
+     */
+    void iterationAgreesWithLookups() {
+        int ascending = checkOrdered(map.entrySet().iterator(), 1, "ascending");
+        int descending = checkOrdered(map.descendingMap().entrySet().iterator(), -1, "descending");
+        if (ascending != map.size() || descending != ascending) {
+            throw new AssertionError("size() is " + map.size() + " but ascending iteration returned " + ascending
+                    + " and descending " + descending + " entries");
+        }
+        fillersUnchanged();
+    }
+
+    private int checkOrdered(Iterator<Map.Entry<Long, Long>> it, int direction, String what) {
+        int n = 0;
+        Long previous = null;
+        while (it.hasNext()) {
+            Map.Entry<Long, Long> e = it.next();
+            long k = e.getKey();
+            if (!FILLERS.contains(k) && k != key(1) && k != key(2) && k != key(3)) {
+                throw new AssertionError(what + " iteration returned a key never inserted: " + k);
+            }
+            if (previous != null && Long.compare(k, previous) * direction <= 0) {
+                throw new AssertionError(what + " iteration returned " + k + " after " + previous);
+            }
+            if (!e.getValue().equals(map.get(k))) {
+                throw new AssertionError(what + " iteration shows " + e + " but get returns " + map.get(k));
+            }
+            previous = k;
+            n++;
+        }
+        return n;
+    }
+
+    /** A cheaper check for the model checker: {@code size} agrees with {@code containsKey}, fillers unchanged. */
+    void sizeAgreesWithLookups() {
+        int present = 0;
+        for (int k = 1; k <= 3; k++) {
+            present += map.containsKey(key(k)) ? 1 : 0;
+        }
+        if (present + FILLERS.size() != map.size()) {
+            throw new AssertionError("size() is " + map.size() + " but " + present + " of the 3 keys and "
+                    + FILLERS.size() + " fillers are present");
+        }
+        fillersUnchanged();
+    }
+
+    private void fillersUnchanged() {
+        for (Long filler : FILLERS) {
+            if (!filler.equals(map.get(filler))) {
+                throw new AssertionError("filler key " + filler + " changed: " + map.get(filler));
+            }
+        }
+    }
+}
