@@ -13,7 +13,8 @@ final class Options {
                    ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
 
             options:
-              --quick                 smoke test: --warmup 1s --duration 2s --repeats 1 (explicit options still win)
+              --quick                 smoke test of every scenario: --warmup 1s --duration 2s --repeats 1, map
+                                      scenarios with 100,000 keys (explicit options still win)
               --scenario A,B          scenarios or groups to run: 'slices' (the memory layer), 'maps' (the hash
                                       map against its peers); default: slices (--quick: all)
               --contender X,Y         contenders to run (default: all of each scenario's family)

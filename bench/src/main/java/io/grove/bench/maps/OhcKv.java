@@ -58,7 +58,7 @@ public final class OhcKv extends KvContender {
         }
     }
 
-    private static OHCache<byte[], byte[]> build(long capacity, long hashTableEntries) {
+    private static OHCache<byte[], byte[]> build(long capacity) {
         return OHCacheBuilder.<byte[], byte[]>newBuilder()
                 .keySerializer(Bytes.INSTANCE)
                 .valueSerializer(Bytes.INSTANCE)
@@ -75,12 +75,12 @@ public final class OhcKv extends KvContender {
         if (entries > 0) {
             capacity = entries * bytesPerEntry(keySize, config.valueSize());
         }
-        return new Map(build(capacity, entries > 0 ? entries : config.keys()), config.valueSize());
+        return new Map(build(capacity), config.valueSize());
     }
 
     /** OHC's memory per entry for these sizes: {@code memUsed / size} after 10,000 insertions into a roomy cache. */
     private static long bytesPerEntry(int keySize, int valueSize) throws Exception {
-        try (OHCache<byte[], byte[]> probe = build(1L << 30, 16_384)) {
+        try (OHCache<byte[], byte[]> probe = build(1L << 30)) {
             KvThread t = new KvThread(keySize, valueSize);
             for (int id = 0; id < 10_000; id++) {
                 t.record(id);
