@@ -53,26 +53,41 @@ public final class BenchMain {
     private static void list() {
         System.out.println("Scenarios:");
         for (Scenario s : Registry.SCENARIOS) {
-            System.out.printf("  %-12s %-12s %s; %,d keys x %,d B; baseline %s%n", s.name(), s.family(),
-                    s.description(), s.keys(), s.valueSize(), s.baseline());
+            System.out.printf("  %-16s %-12s %s; %,d keys (--quick: %,d) x %,d B; baseline %s%n", s.name(),
+                    s.family(), s.description(), s.keys(), s.quickKeys(), s.valueSize(), s.baseline());
+        }
+        System.out.println("Scenario groups (--scenario GROUP): " + Registry.GROUPS + "; without --scenario: "
+                + Registry.DEFAULT_GROUP + " (--quick: all)");
+        System.out.println("Not applicable:");
+        for (Scenario s : Registry.SCENARIOS) {
+            for (Contender<?> c : Registry.CONTENDERS) {
+                String why = c.family().name().equals(s.family()) ? c.notApplicable(s) : null;
+                if (why != null) {
+                    System.out.printf("  %-16s %-12s %s%n", s.name(), c.name(), why);
+                }
+            }
         }
         System.out.println("Contenders:");
         for (Contender<?> c : Registry.CONTENDERS) {
             System.out.printf("  %-12s %-12s %s%n", c.name(), c.family().name(), c.description());
+            if (!c.jvmOptions().isEmpty()) {
+                System.out.printf("  %-12s %-12s JVM options: %s%n", "", "", String.join(" ", c.jvmOptions()));
+            }
         }
     }
 
     private static int compare(Options options) throws Exception {
-        List<Scenario> scenarios = options.scenarios.isEmpty() ? Registry.SCENARIOS
-                : options.scenarios.stream().map(Registry::scenario).toList();
+        List<Scenario> scenarios = !options.scenarios.isEmpty() ? Registry.scenarios(options.scenarios)
+                : options.quick ? Registry.SCENARIOS : Registry.scenarios(Registry.DEFAULT_GROUP);
         List<Contender<?>> chosen = options.contenders.isEmpty() ? Registry.CONTENDERS
                 : options.contenders.stream().<Contender<?>>map(Registry::contender).toList();
         List<List<Contender<?>>> perScenario = new ArrayList<>();
         int total = 0;
         for (Scenario s : scenarios) {
-            List<Contender<?>> cs = chosen.stream().filter(c -> c.family().name().equals(s.family())).toList();
+            List<Contender<?>> cs = chosen.stream().filter(c -> c.family().name().equals(s.family())
+                    && c.notApplicable(s) == null).toList();
             perScenario.add(cs);
-            total += cs.size() * options.threads.size() * options.repeats;
+            total += cs.size() * s.threadCounts(options.threads).size() * options.repeats;
         }
         if (total == 0) {
             System.err.println("grove bench: no contender serves the chosen scenarios");
@@ -100,7 +115,7 @@ public final class BenchMain {
             for (int si = 0; si < scenarios.size(); si++) {
                 Scenario s = scenarios.get(si);
                 List<Contender<?>> cs = perScenario.get(si);
-                for (int threads : options.threads) {
+                for (int threads : s.threadCounts(options.threads)) {
                     for (int repeat = 0; repeat < options.repeats; repeat++) {
                         for (int k = 0; k < cs.size(); k++) {
                             Contender<?> c = cs.get((k + repeat) % cs.size());
@@ -119,7 +134,8 @@ public final class BenchMain {
                                     Units.jvmSize(split[0]),
                                     split[1] > 0 ? ", off-heap limit " + Units.size(split[1]) : "");
                             WorkerConfig config = new WorkerConfig(s.name(), c.name(), threads, options.warmupMillis,
-                                    options.durationMillis, options.keys != null ? options.keys : s.keys(),
+                                    options.durationMillis, options.keys != null ? options.keys
+                                            : options.quick ? s.quickKeys() : s.keys(),
                                     options.valueSize != null ? options.valueSize : s.valueSize(),
                                     split[1], options.seed + 1_000_003L * repeat);
                             RunRecord r = launcher.run(config, c, repeat + 1);

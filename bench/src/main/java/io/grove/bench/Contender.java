@@ -31,6 +31,14 @@ public interface Contender<S extends Subject> {
         return List.of();
     }
 
+    /**
+     * Why this contender cannot run {@code scenario} (e.g. "no eviction" for a map without a bound), or
+     * {@code null} if it can. The runner skips it there and the table says so.
+     */
+    default String notApplicable(Scenario scenario) {
+        return null;
+    }
+
     /** Creates the empty subject inside the worker JVM. */
     S open(WorkerConfig config) throws Exception;
 }

@@ -36,9 +36,10 @@ final class Launcher {
 
     /** The heap and off-heap limit the contender's JVM gets: {@code {xmx, offHeapLimit}}. */
     long[] memorySplit(Contender<?> contender) {
+        long budget = options.budgetFor(contender.name());
         return switch (contender.placement()) {
-            case ON_HEAP -> new long[] {options.budget, 0};
-            case OFF_HEAP -> new long[] {options.smallHeap, options.budget - options.smallHeap};
+            case ON_HEAP -> new long[] {budget, 0};
+            case OFF_HEAP -> new long[] {options.smallHeap, budget - options.smallHeap};
             case OFF_HEAP_UNBOUNDED -> new long[] {options.smallHeap, options.growOnlyLimit};
         };
     }

@@ -13,8 +13,10 @@ final class Options {
                    ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
 
             options:
-              --quick                 smoke test: --warmup 1s --duration 2s --repeats 1 (explicit options still win)
-              --scenario A,B          scenarios to run (default: all)
+              --quick                 smoke test of every scenario: --warmup 1s --duration 2s --repeats 1, map
+                                      scenarios with 100,000 keys (explicit options still win)
+              --scenario A,B          scenarios or groups to run: 'slices' (the memory layer), 'maps' (the hash
+                                      map against its peers); default: slices (--quick: all)
               --contender X,Y         contenders to run (default: all of each scenario's family)
               --threads 1,2           worker thread counts (default: 1,2)
               --warmup 2s             warm-up before each timed phase (default: 2s)
@@ -22,6 +24,8 @@ final class Options {
               --repeats 3             runs per cell; the table shows the median (default: 3)
               --budget 4g             total memory per worker JVM (default: 4g); on-heap contenders get
                                       -Xmx=budget, off-heap ones -Xmx=small heap and the rest off heap
+              --budget-of NAME=SIZE   the budget of one contender instead of --budget (repeatable), e.g. to give
+                                      chm twice Grove's memory: --budget-of grove-hash=1g --budget-of chm=2g
               --small-heap 512m       the heap of off-heap contenders (default: 512m)
               --grow-only-limit 12g   off-heap limit of contenders that never reuse memory (grow-only); beyond
                                       the budget by design (default: 12g)
@@ -48,6 +52,7 @@ final class Options {
     long durationMillis = 5_000;
     int repeats = 3;
     long budget = 4L << 30;
+    final java.util.Map<String, Long> budgets = new java.util.HashMap<>();
     long smallHeap = 512L << 20;
     long growOnlyLimit = 12L << 30;
     Integer keys;
@@ -104,6 +109,13 @@ final class Options {
                             repeatsSet = true;
                         }
                         case "--budget" -> o.budget = Units.parseSize(value);
+                        case "--budget-of" -> {
+                            int at = value.indexOf('=');
+                            if (at <= 0) {
+                                throw new IllegalArgumentException("--budget-of needs NAME=SIZE, not " + value);
+                            }
+                            o.budgets.put(value.substring(0, at).trim(), Units.parseSize(value.substring(at + 1)));
+                        }
                         case "--small-heap" -> o.smallHeap = Units.parseSize(value);
                         case "--grow-only-limit" -> o.growOnlyLimit = Units.parseSize(value);
                         case "--keys" -> o.keys = positiveInt(value);
@@ -125,11 +137,22 @@ final class Options {
             o.durationMillis = durationSet ? o.durationMillis : 2_000;
             o.repeats = repeatsSet ? o.repeats : 1;
         }
+        for (java.util.Map.Entry<String, Long> e : o.budgets.entrySet()) {
+            if (o.smallHeap >= e.getValue()) {
+                throw new IllegalArgumentException("--small-heap (" + Units.size(o.smallHeap)
+                        + ") must be below --budget-of " + e.getKey() + " (" + Units.size(e.getValue()) + ")");
+            }
+        }
         if (o.smallHeap >= o.budget) {
             throw new IllegalArgumentException("--small-heap (" + Units.size(o.smallHeap)
                     + ") must be below --budget (" + Units.size(o.budget) + ")");
         }
         return o;
+    }
+
+    /** The memory budget of {@code contender}'s worker JVM: its {@code --budget-of}, else {@code --budget}. */
+    long budgetFor(String contender) {
+        return budgets.getOrDefault(contender, budget);
     }
 
     private static List<String> split(String value) {

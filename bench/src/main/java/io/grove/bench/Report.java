@@ -22,7 +22,9 @@ final class Report implements AutoCloseable {
             "verifyWrong", "readRetries", "writeRetries", "lostRaces", "anomalies", "prefillSeconds", "gcCount",
             "gcMillis", "gcConcurrentCount", "gcConcurrentMillis", "gcNames", "heapMax", "heapUsedAfterRun", "heapLiveAfterGc", "offHeapLimit",
             "offHeapReservedAfterPrefill", "offHeapReserved", "offHeapLive", "offHeapReleased", "offHeapFree",
-            "rssPeak", "rss");
+            "rssPeak", "rss", "misses", "entries", "heapGrowth", "rssGrowth", "offHeapUsed",
+            "offHeapLiveAfterPrefill", "heapPerEntry", "rssPerEntry", "offHeapPerEntry", "hitRatio", "lruHitRatio",
+            "capacity", "entriesAtEnd");
 
     private final Options options;
     private final String date;
@@ -187,7 +189,7 @@ final class Report implements AutoCloseable {
                 Long.toString(machine.memoryBytes()), machine.cpu(), machine.jdk(), r.scenario(), r.contender(),
                 Integer.toString(r.threads()), Integer.toString(r.repeat()), r.start(), r.status(),
                 Long.toString(options.warmupMillis), Long.toString(options.durationMillis),
-                Long.toString(options.budget), Long.toString(r.xmx()), Long.toString(r.offHeapLimit()),
+                Long.toString(options.budgetFor(r.contender())), Long.toString(r.xmx()), Long.toString(r.offHeapLimit()),
                 String.format(Locale.ROOT, "%.2f", r.loadAverage()),
                 String.format(Locale.ROOT, "%.1f", r.wallSeconds()),
                 r.fields().entrySet().stream().filter(e -> e.getKey().startsWith("op."))
@@ -231,14 +233,19 @@ final class Report implements AutoCloseable {
                 Units.size(options.budget - options.smallHeap), Units.size(options.smallHeap),
                 Units.size(options.growOnlyLimit), Units.seconds(options.warmupMillis),
                 Units.seconds(options.durationMillis), options.repeats);
+        if (!options.budgets.isEmpty()) {
+            p.printf("Budgets of their own (--budget-of): %s.%n", options.budgets.entrySet().stream().sorted(
+                    java.util.Map.Entry.comparingByKey()).map(e -> e.getKey() + " " + Units.size(e.getValue()))
+                    .collect(Collectors.joining(", ")));
+        }
         p.println();
-        String format = "%-12s %3s  %-10s %13s %7s %7s %13s %5s %7s %7s %8s %9s %6s %7s %4s%n";
+        String format = "%-15s %3s  %-10s %13s %7s %7s %13s %5s %7s %7s %8s %9s %6s %7s %4s%n";
         p.printf(format, "scenario", "thr", "contender", "median ops/s", "spread", "vs base", "ops/cpu-s",
                 "cpu%", "others%", "rss MiB", "off-heap", "heap live", "gc ms", "retries", "bad");
         List<String> problems = new ArrayList<>();
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
-            for (int t : threadCounts) {
+            for (int t : s.threadCounts(threadCounts)) {
                 double base = median(s.name(), s.baseline(), t, "opsPerSec");
                 for (Contender<?> c : contendersPerScenario.get(si)) {
                     List<RunRecord> cell = cell(s.name(), c.name(), t);
@@ -285,16 +292,20 @@ final class Report implements AutoCloseable {
         boolean anyComparison = scenarios.stream().anyMatch(s -> !s.comparisons().isEmpty());
         if (anyComparison) {
             p.println();
-            p.printf("%-12s %3s  %-22s %8s %14s %10s%n", "scenario", "thr", "comparison", "ratio", "paired median",
+            p.printf("%-15s %3s  %-22s %8s %14s %10s%n", "scenario", "thr", "comparison", "ratio", "paired median",
                     "cpu ratio");
             for (Scenario s : scenarios) {
                 for (Scenario.Comparison cmp : s.comparisons()) {
-                    for (int t : threadCounts) {
+                    for (int t : s.threadCounts(threadCounts)) {
+                        if (cell(s.name(), cmp.numerator(), t).isEmpty()
+                                || cell(s.name(), cmp.denominator(), t).isEmpty()) {
+                            continue;
+                        }
                         double a = median(s.name(), cmp.numerator(), t, "opsPerSec");
                         double b = median(s.name(), cmp.denominator(), t, "opsPerSec");
                         double ca = median(s.name(), cmp.numerator(), t, "opsPerCpuSec");
                         double cb = median(s.name(), cmp.denominator(), t, "opsPerCpuSec");
-                        p.printf("%-12s %3d  %-22s %8s %14s %10s%n", s.name(), t, cmp, ratio(a, b),
+                        p.printf("%-15s %3d  %-22s %8s %14s %10s%n", s.name(), t, cmp, ratio(a, b),
                                 ratio(pairedMedian(s.name(), cmp, t), 1), ratio(ca, cb));
                     }
                 }
@@ -303,6 +314,15 @@ final class Report implements AutoCloseable {
                     + " within each repeat (the contenders of one repeat run back to back); 'cpu ratio' = ratio of"
                     + " the medians of ops/cpu-s.");
         }
+        printMemory(p, scenarios, threadCounts, contendersPerScenario);
+        printHitRatios(p, scenarios, contendersPerScenario);
+        for (Scenario s : scenarios) {
+            List<String> na = Registry.CONTENDERS.stream().filter(c -> c.family().name().equals(s.family())
+                    && c.notApplicable(s) != null).map(c -> c.name() + " (" + c.notApplicable(s) + ")").toList();
+            if (!na.isEmpty()) {
+                p.println("Not applicable to " + s.name() + ": " + String.join(", ", na) + ".");
+            }
+        }
         if (!problems.isEmpty()) {
             p.println();
             p.println("PROBLEMS:");
@@ -310,6 +330,71 @@ final class Report implements AutoCloseable {
         }
         p.println();
         p.println("All runs: " + csv);
+    }
+
+    /**
+     * Memory per entry after the prefill (1-thread runs; medians): heap growth after a full GC, the off-heap bytes
+     * the library reports as taken, and the growth of the resident set, each divided by the entries.
+     */
+    private void printMemory(PrintStream p, List<Scenario> scenarios, List<Integer> threadCounts,
+            List<List<Contender<?>>> contendersPerScenario) {
+        boolean any = runs.stream().anyMatch(r -> r.fields().containsKey("rssPerEntry"));
+        if (!any) {
+            return;
+        }
+        p.println();
+        String format = "%-15s %-10s %11s %10s %11s %10s %12s%n";
+        p.printf(format, "scenario", "contender", "entries", "heap B/e", "off-heap B/e", "rss B/e", "needed B/e");
+        for (int si = 0; si < scenarios.size(); si++) {
+            Scenario s = scenarios.get(si);
+            for (Contender<?> c : contendersPerScenario.get(si)) {
+                List<RunRecord> cell = runs.stream().filter(r -> r.scenario().equals(s.name())
+                        && r.contender().equals(c.name()) && r.ok() && r.fields().containsKey("rssPerEntry")).toList();
+                if (cell.isEmpty()) {
+                    continue;
+                }
+                double entries = median(cell.stream().mapToDouble(r -> r.number("entries")).toArray());
+                double heap = median(cell.stream().mapToDouble(r -> r.number("heapPerEntry")).toArray());
+                double off = median(cell.stream().mapToDouble(r -> r.number("offHeapPerEntry")).toArray());
+                double rss = median(cell.stream().mapToDouble(r -> r.number("rssPerEntry")).toArray());
+                double needed = off > 0 ? off + Math.max(0, heap) : Math.max(rss, heap);
+                p.printf(format, s.name(), c.name(), count(entries), count(heap), off > 0 ? count(off) : "-",
+                        count(rss), count(needed));
+            }
+        }
+        p.println("Per entry after the prefill (eviction: after the trace), medians over all runs: 'heap B/e' = growth"
+                + " of the heap used after a full GC since before the map was opened; 'off-heap B/e' = off-heap memory"
+                + " the library reports as taken (Grove: reserved blocks; Chronicle: offHeapMemoryUsed; OHC: memUsed;"
+                + " '-' = MapDB, which reports none); 'rss B/e' = growth of the resident set (for on-heap maps it"
+                + " includes garbage not yet collected); 'needed B/e' = off-heap + heap where the library reports"
+                + " off-heap memory, else the larger of rss and heap.");
+    }
+
+    /** The eviction scenario: each contender's hit ratio against exact LRU on the same trace. */
+    private void printHitRatios(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
+        for (int si = 0; si < scenarios.size(); si++) {
+            Scenario s = scenarios.get(si);
+            if (!(s instanceof TraceScenario)) {
+                continue;
+            }
+            p.println();
+            String format = "%-15s %-10s %10s %10s %10s %11s %9s%n";
+            p.printf(format, "scenario", "contender", "hit ratio", "LRU", "vs LRU", "entries end", "bound");
+            for (Contender<?> c : contendersPerScenario.get(si)) {
+                List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
+                if (cell.isEmpty()) {
+                    continue;
+                }
+                double hit = median(cell.stream().mapToDouble(r -> r.number("hitRatio")).toArray());
+                double lru = median(cell.stream().mapToDouble(r -> r.number("lruHitRatio")).toArray());
+                p.printf(Locale.ROOT, format, s.name(), c.name(), String.format(Locale.ROOT, "%.4f", hit),
+                        String.format(Locale.ROOT, "%.4f", lru), ratio(hit, lru),
+                        count(median(cell.stream().mapToDouble(r -> r.number("entriesAtEnd")).toArray())),
+                        count(median(cell.stream().mapToDouble(r -> r.number("capacity")).toArray())));
+            }
+            p.println("Hit ratio over the second half of the trace (the first half warms the cache); 'LRU' = exact LRU"
+                    + " with the same bound on the same trace, computed in the same worker; medians over runs.");
+        }
     }
 
     private List<RunRecord> cell(String scenario, String contender, int threads) {

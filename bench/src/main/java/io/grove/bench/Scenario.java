@@ -26,6 +26,21 @@ public interface Scenario {
     /** Bytes per value. */
     int valueSize();
 
+    /** Bytes per key, for families with keys of their own (8 where a key is just an index). */
+    default int keySize() {
+        return 8;
+    }
+
+    /** The number of keys under {@code --quick} (unless {@code --keys} is given), so the smoke test stays short. */
+    default int quickKeys() {
+        return keys();
+    }
+
+    /** The thread counts this scenario runs, given those asked for (a fixed trace may run on one thread only). */
+    default List<Integer> threadCounts(List<Integer> requested) {
+        return requested;
+    }
+
     /** The contender every contender's median is divided by in the table; measured in the same run. */
     String baseline();
 

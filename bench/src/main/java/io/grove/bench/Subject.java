@@ -12,6 +12,11 @@ public interface Subject extends AutoCloseable {
         return OffHeap.NONE;
     }
 
+    /** The number of entries now, or -1 for a subject that does not count them (used for memory per entry). */
+    default long entries() {
+        return -1;
+    }
+
     /** Frees everything the subject holds (off-heap memory goes back to the operating system). */
     @Override
     void close();

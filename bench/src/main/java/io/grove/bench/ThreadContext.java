@@ -24,6 +24,10 @@ public final class ThreadContext {
     public long lostRaces;
     /** Anything else the family wants to count as an anomaly (e.g. a delete that found the slice deleted). */
     public long anomalies;
+    /** Reads that found no entry for the key (normal in a map with removes or a half-filled key range). */
+    public long misses;
+    /** A family's own per-thread object (e.g. reusable key and value buffers), created by the family. */
+    public Object state;
     /** Folds values read, so that the JIT cannot drop the reads. */
     public long sink;
     /** A counter the thread may use for values it writes. */

@@ -95,12 +95,29 @@ public final class Worker {
                     + ", scenario " + scenario.name() + " needs " + scenario.family());
         }
         byte[] opTable = opTable(scenario, family);
+        System.gc();
+        long heapBeforeOpen = heapUsed();
+        long rssBeforeOpen = procStatusBytes("VmRSS");
         S subject = contender.open(config);
         try {
+            if (scenario instanceof TraceScenario trace) {
+                Map<String, String> out = new LinkedHashMap<>();
+                out.put("scenario", scenario.name());
+                out.put("contender", contender.name());
+                out.put("family", family.name());
+                out.put("threads", "1");
+                out.putAll(trace.replay(subject, config));
+                memoryFields(out, subject, heapBeforeOpen, rssBeforeOpen);
+                out.put("rssPeak", Long.toString(procStatusBytes("VmHWM")));
+                out.put("rss", Long.toString(procStatusBytes("VmRSS")));
+                return out;
+            }
             long t0 = System.nanoTime();
             family.prefill(subject, config);
             double prefillSeconds = (System.nanoTime() - t0) / 1e9;
             Subject.OffHeap afterPrefill = subject.offHeap();
+            Map<String, String> memory = new LinkedHashMap<>();
+            memoryFields(memory, subject, heapBeforeOpen, rssBeforeOpen);
 
             int threads = config.threads();
             Measure[] measures = new Measure[threads];
@@ -145,7 +162,7 @@ public final class Worker {
             double cpuSeconds = 0;
             double threadSeconds = 0;
             long[] perOp = new long[family.operations().size()];
-            long mismatches = 0, readRetries = 0, writeRetries = 0, lostRaces = 0, anomalies = 0, sink = 0;
+            long misses = 0, mismatches = 0, readRetries = 0, writeRetries = 0, lostRaces = 0, anomalies = 0, sink = 0;
             for (Measure m : measures) {
                 opsPerSec += m.timedOps / (m.timedNanos / 1e9);
                 ops += m.timedOps;
@@ -157,6 +174,7 @@ public final class Worker {
                     perOp[i] += m.timedOperations[i];
                 }
                 mismatches += m.context.mismatches;
+                misses += m.context.misses;
                 readRetries += m.context.readRetries;
                 writeRetries += m.context.writeRetries;
                 lostRaces += m.context.lostRaces;
@@ -179,6 +197,7 @@ public final class Worker {
                 out.put("op." + family.operations().get(i), Long.toString(perOp[i]));
             }
             out.put("mismatches", Long.toString(mismatches));
+            out.put("misses", Long.toString(misses));
             out.put("verifyWrong", Long.toString(verifyWrong));
             out.put("readRetries", Long.toString(readRetries));
             out.put("writeRetries", Long.toString(writeRetries));
@@ -199,12 +218,39 @@ public final class Worker {
             out.put("offHeapLive", Long.toString(afterRun.live()));
             out.put("offHeapReleased", Long.toString(afterRun.released()));
             out.put("offHeapFree", Long.toString(afterRun.free()));
+            out.putAll(memory);
             out.put("rssPeak", Long.toString(procStatusBytes("VmHWM")));
             out.put("rss", Long.toString(procStatusBytes("VmRSS")));
             out.put("sink", Long.toHexString(sink));
             return out;
         } finally {
             subject.close();
+        }
+    }
+
+    /**
+     * Memory figures of the subject as it is now (after prefill, or after a trace) relative to the JVM before the
+     * subject was opened: {@code entries}; {@code heapPerEntry} = growth of the heap used after a full GC;
+     * {@code rssPerEntry} = growth of the resident set (heap pages touched, off-heap memory, the library's own
+     * structures); {@code offHeapPerEntry} = the off-heap bytes the library itself reports (-1 if none) per entry.
+     */
+    private static void memoryFields(Map<String, String> out, Subject subject, long heapBefore, long rssBefore) {
+        long entries = subject.entries();
+        System.gc();
+        long heap = heapUsed();
+        long rss = procStatusBytes("VmRSS");
+        Subject.OffHeap offHeap = subject.offHeap();
+        long offHeapBytes = offHeap.reserved();
+        out.put("entries", Long.toString(entries));
+        out.put("heapGrowth", Long.toString(heap - heapBefore));
+        out.put("rssGrowth", Long.toString(rss - rssBefore));
+        out.put("offHeapUsed", Long.toString(offHeapBytes));
+        out.put("offHeapLiveAfterPrefill", Long.toString(offHeap.live()));
+        if (entries > 0) {
+            out.put("heapPerEntry", String.format(Locale.ROOT, "%.1f", (heap - heapBefore) / (double) entries));
+            out.put("rssPerEntry", String.format(Locale.ROOT, "%.1f", (rss - rssBefore) / (double) entries));
+            out.put("offHeapPerEntry", String.format(Locale.ROOT, "%.1f",
+                    offHeapBytes > 0 ? offHeapBytes / (double) entries : -1.0));
         }
     }
 

@@ -1,0 +1,144 @@
+package io.grove.bench.maps;
+
+import io.grove.bench.Placement;
+import io.grove.bench.Scenario;
+import io.grove.bench.WorkerConfig;
+import java.util.List;
+import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+
+/**
+ * Chronicle Map (net.openhft:chronicle-map), in memory off heap, {@code byte[]} keys and values of constant size
+ * ({@code constantKeySizeBySample}, {@code constantValueSizeBySample}), {@code entries(keys)}. Copying get =
+ * {@code getUsing} into the thread's reused array; zero-copy get = a {@code queryContext} on the key and two 8-byte
+ * reads from the entry's value {@code Data} in place. Chronicle sizes its memory from {@code entries}, not from a
+ * byte limit, so the off-heap budget is not passed to it (its footprint is reported). It needs {@code --add-opens}
+ * and {@code --add-exports} on JDK 17+ (its docs, "Java 17 support").
+ */
+public final class ChronicleKv extends KvContender {
+    public static final ChronicleKv INSTANCE = new ChronicleKv();
+
+    private ChronicleKv() {}
+
+    @Override
+    public String name() {
+        return "chronicle";
+    }
+
+    @Override
+    public String description() {
+        return "Chronicle Map 2026.1, byte[] keys and values of constant size, entries = keys; get = getUsing into"
+                + " a reused array, zc-get = queryContext + 2 reads in place";
+    }
+
+    @Override
+    public Placement placement() {
+        return Placement.OFF_HEAP;
+    }
+
+    @Override
+    public List<String> jvmOptions() {
+        return List.of(
+                "-Dchronicle.analytics.disable=true",
+                "-Dchronicle.announcer.disable=true",
+                "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+                "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+                "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+                "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                "--add-opens=java.base/java.io=ALL-UNNAMED",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "--add-opens=java.base/java.util=ALL-UNNAMED",
+                "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow");
+    }
+
+    @Override
+    public String notApplicable(Scenario scenario) {
+        return noEviction(scenario);
+    }
+
+    @Override
+    public KvMap open(WorkerConfig config) {
+        int keySize = scenario(config).keySize();
+        ChronicleMap<byte[], byte[]> map = ChronicleMap.of(byte[].class, byte[].class)
+                .name("grove-bench")
+                .entries(config.keys())
+                .constantKeySizeBySample(new byte[keySize])
+                .constantValueSizeBySample(new byte[config.valueSize()])
+                .create();
+        return new Map(map, config.valueSize());
+    }
+
+    private static final class Map implements KvMap {
+        private final ChronicleMap<byte[], byte[]> map;
+        private final int valueSize;
+
+        Map(ChronicleMap<byte[], byte[]> map, int valueSize) {
+            this.map = map;
+            this.valueSize = valueSize;
+        }
+
+        @Override
+        public int get(KvThread t, long id) {
+            byte[] v = map.getUsing(t.key, t.readBuffer);
+            if (v == null) {
+                return ABSENT;
+            }
+            return KvRecords.matches(v, v.length, id, valueSize) ? FOUND : WRONG;
+        }
+
+        @Override
+        public int zeroCopyGet(KvThread t, long id) {
+            try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(t.key)) {
+                MapEntry<byte[], byte[]> e = c.entry();
+                if (e == null) {
+                    return ABSENT;
+                }
+                Data<byte[]> value = e.value();
+                RandomDataInput bytes = value.bytes();
+                long at = value.offset();
+                // Chronicle reads native (little-endian) order; the words were stored big-endian
+                long first = Long.reverseBytes(bytes.readLong(at));
+                long last = Long.reverseBytes(bytes.readLong(at + value.size() - 8));
+                return KvRecords.matches(first, last, id) ? FOUND : WRONG;
+            }
+        }
+
+        @Override
+        public void put(KvThread t, long id) {
+            map.put(t.key, t.value);
+        }
+
+        @Override
+        public boolean putIfAbsent(KvThread t, long id) {
+            return map.putIfAbsent(t.key, t.value) == null;
+        }
+
+        @Override
+        public boolean remove(KvThread t, long id) {
+            return map.remove(t.key) != null;
+        }
+
+        @Override
+        public long size() {
+            return map.longSize();
+        }
+
+        @Override
+        public OffHeap offHeap() {
+            return new OffHeap(map.offHeapMemoryUsed(), -1, -1, -1);
+        }
+
+        @Override
+        public void close() {
+            map.close();
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.grove.bench.maps;
+
+import io.grove.GroveHashMap;
+import io.grove.MemoryFootprint;
+import io.grove.bench.Placement;
+import io.grove.bench.WorkerConfig;
+import io.grove.serial.Serializers;
+import io.grove.view.Handle;
+import java.util.ConcurrentModificationException;
+
+/**
+ * Grove's off-heap hash map ({@code io.grove.GroveHashMap}), {@code byte[]} keys and values. Copying get =
+ * {@code get} (into the thread's reused array, {@link ThreadBufferSerializer}); zero-copy get = {@code zc().get}
+ * and two validated 8-byte reads through the handle; put / putIfAbsent / remove = {@code zc()}'s (no old value
+ * deserialized). Table sized with {@code expectedSize(keys)}, {@code memoryLimit} = off-heap budget; in the
+ * eviction scenario bounded with {@code maximumSize(capacity)} and {@code recordStats()}.
+ */
+public final class GroveKv extends KvContender {
+    public static final GroveKv INSTANCE = new GroveKv();
+
+    private GroveKv() {}
+
+    @Override
+    public String name() {
+        return "grove-hash";
+    }
+
+    @Override
+    public String description() {
+        return "Grove GroveHashMap<byte[], byte[]> off heap; get copies into a reused array, zc-get reads 2 words"
+                + " through zc().get's handle; expectedSize = keys, memoryLimit = off-heap budget";
+    }
+
+    @Override
+    public Placement placement() {
+        return Placement.OFF_HEAP;
+    }
+
+    @Override
+    public KvMap open(WorkerConfig config) {
+        GroveHashMap.Builder<byte[], byte[]> b = GroveHashMap.builder(Serializers.bytes(),
+                        ThreadBufferSerializer.INSTANCE)
+                .memoryLimit(config.offHeapLimit());
+        long capacity = capacity(config);
+        if (capacity > 0) {
+            b.expectedSize(capacity).maximumSize(capacity).recordStats();
+        } else {
+            b.expectedSize(config.keys());
+        }
+        return new Map(b.build(), config.valueSize());
+    }
+
+    private static final class Map implements KvMap {
+        private final GroveHashMap<byte[], byte[]> map;
+        private final int valueSize;
+
+        Map(GroveHashMap<byte[], byte[]> map, int valueSize) {
+            this.map = map;
+            this.valueSize = valueSize;
+        }
+
+        @Override
+        public int get(KvThread t, long id) {
+            byte[] v = map.get(t.key);
+            if (v == null) {
+                return ABSENT;
+            }
+            return KvRecords.matches(v, v.length, id, valueSize) ? FOUND : WRONG;
+        }
+
+        @Override
+        public int zeroCopyGet(KvThread t, long id) {
+            while (true) {
+                Handle h = map.zc().get(t.key);
+                if (h == null) {
+                    return ABSENT;
+                }
+                try {
+                    long first = h.getLong(0);
+                    long last = h.getLong(h.size() - 8);
+                    return KvRecords.matches(first, last, id) ? FOUND : WRONG;
+                } catch (ConcurrentModificationException replaced) {
+                    // the value was replaced or removed between the lookup and the read: look it up again
+                }
+            }
+        }
+
+        @Override
+        public void put(KvThread t, long id) {
+            map.zc().put(t.key, t.value);
+        }
+
+        @Override
+        public boolean putIfAbsent(KvThread t, long id) {
+            return map.zc().putIfAbsent(t.key, t.value);
+        }
+
+        @Override
+        public boolean remove(KvThread t, long id) {
+            return map.zc().remove(t.key);
+        }
+
+        @Override
+        public long size() {
+            return map.size();
+        }
+
+        @Override
+        public OffHeap offHeap() {
+            MemoryFootprint f = map.footprint();
+            return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        }
+
+        @Override
+        public void close() {
+            map.close();
+        }
+    }
+}
