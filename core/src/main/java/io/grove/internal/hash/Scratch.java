@@ -3,7 +3,7 @@ package io.grove.internal.hash;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
-import io.grove.internal.view.SliceWriter;
+import io.grove.internal.view.KeyBuffer;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
 
@@ -14,11 +14,8 @@ import java.lang.foreign.MemorySegment;
  * the outer operation's key.
  */
 final class Scratch {
-    private byte[] keyBytes = new byte[64];
-    private MemorySegment keySegment = MemorySegment.ofArray(keyBytes);
-    private int keyLength;
+    private final KeyBuffer key = new KeyBuffer();
     private long keyHash;
-    final SegmentView keyView = new SegmentView();
     final SegmentView readView = new SegmentView();
     final SegmentView writeView = new SegmentView();
     final SliceResizer resizer;
@@ -75,22 +72,16 @@ final class Scratch {
 
     /** Serializes {@code key} into this scratch and hashes it. */
     <K> void setKey(Serializer<K> serializer, K key) {
-        int size = SliceWriter.sizeOf(serializer, key);
-        if (size > keyBytes.length) {
-            keyBytes = new byte[Math.max(size, keyBytes.length * 2)];
-            keySegment = MemorySegment.ofArray(keyBytes);
-        }
-        SliceWriter.writeInto(serializer, key, size, keyView, keySegment, 0);
-        keyLength = size;
-        keyHash = KeyHash.of(keySegment, 0, size);
+        this.key.set(serializer, key);
+        keyHash = KeyHash.of(this.key.segment(), 0, this.key.length());
     }
 
     MemorySegment key() {
-        return keySegment;
+        return key.segment();
     }
 
     int keyLength() {
-        return keyLength;
+        return key.length();
     }
 
     long keyHash() {

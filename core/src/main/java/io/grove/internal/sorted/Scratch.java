@@ -2,7 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
-import io.grove.internal.view.SliceWriter;
+import io.grove.internal.view.KeyBuffer;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
 
@@ -12,10 +12,7 @@ import java.lang.foreign.MemorySegment;
  * cached; an operation that finds it in use (a user callback called the map again) takes a fresh one.
  */
 final class Scratch {
-    private byte[] keyBytes = new byte[64];
-    private MemorySegment keySegment = MemorySegment.ofArray(keyBytes);
-    private int keyLength;
-    final SegmentView keyView = new SegmentView();
+    private final KeyBuffer key = new KeyBuffer();
     final SegmentView valueView = new SegmentView();
     final SegmentView writeView = new SegmentView();
     final SliceResizer resizer;
@@ -44,30 +41,19 @@ final class Scratch {
 
     /** Serializes {@code key} as the probe. */
     <K> void setKey(Serializer<K> serializer, K key) {
-        int size = SliceWriter.sizeOf(serializer, key);
-        if (size > keyBytes.length) {
-            keyBytes = new byte[Math.max(size, keyBytes.length * 2)];
-            keySegment = MemorySegment.ofArray(keyBytes);
-        }
-        SliceWriter.writeInto(serializer, key, size, keyView, keySegment, 0);
-        keyLength = size;
+        this.key.set(serializer, key);
     }
 
     /** Copies serialized key bytes as the probe. */
     void setKeyBytes(MemorySegment source, int length) {
-        if (length > keyBytes.length) {
-            keyBytes = new byte[Math.max(length, keyBytes.length * 2)];
-            keySegment = MemorySegment.ofArray(keyBytes);
-        }
-        MemorySegment.copy(source, 0, keySegment, 0, length);
-        keyLength = length;
+        key.setBytes(source, length);
     }
 
     MemorySegment key() {
-        return keySegment;
+        return key.segment();
     }
 
     int keyLength() {
-        return keyLength;
+        return key.length();
     }
 }
