@@ -72,7 +72,7 @@ public final class BenchMain {
         for (Scenario s : scenarios) {
             List<Contender<?>> cs = chosen.stream().filter(c -> c.family().name().equals(s.family())).toList();
             perScenario.add(cs);
-            total += cs.size() * options.threads.size() * options.repeats;
+            total += cs.size() * s.threadCounts(options.threads).size() * options.repeats;
         }
         if (total == 0) {
             System.err.println("grove bench: no contender serves the chosen scenarios");
@@ -100,7 +100,7 @@ public final class BenchMain {
             for (int si = 0; si < scenarios.size(); si++) {
                 Scenario s = scenarios.get(si);
                 List<Contender<?>> cs = perScenario.get(si);
-                for (int threads : options.threads) {
+                for (int threads : s.threadCounts(options.threads)) {
                     for (int repeat = 0; repeat < options.repeats; repeat++) {
                         for (int k = 0; k < cs.size(); k++) {
                             Contender<?> c = cs.get((k + repeat) % cs.size());
@@ -119,7 +119,8 @@ public final class BenchMain {
                                     Units.jvmSize(split[0]),
                                     split[1] > 0 ? ", off-heap limit " + Units.size(split[1]) : "");
                             WorkerConfig config = new WorkerConfig(s.name(), c.name(), threads, options.warmupMillis,
-                                    options.durationMillis, options.keys != null ? options.keys : s.keys(),
+                                    options.durationMillis, options.keys != null ? options.keys
+                                            : options.quick ? s.quickKeys() : s.keys(),
                                     options.valueSize != null ? options.valueSize : s.valueSize(),
                                     split[1], options.seed + 1_000_003L * repeat);
                             RunRecord r = launcher.run(config, c, repeat + 1);

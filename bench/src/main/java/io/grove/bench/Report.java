@@ -22,7 +22,7 @@ final class Report implements AutoCloseable {
             "verifyWrong", "readRetries", "writeRetries", "lostRaces", "anomalies", "prefillSeconds", "gcCount",
             "gcMillis", "gcConcurrentCount", "gcConcurrentMillis", "gcNames", "heapMax", "heapUsedAfterRun", "heapLiveAfterGc", "offHeapLimit",
             "offHeapReservedAfterPrefill", "offHeapReserved", "offHeapLive", "offHeapReleased", "offHeapFree",
-            "rssPeak", "rss");
+            "rssPeak", "rss", "ingestedPairs", "ingestStop", "ingestCurve");
 
     private final Options options;
     private final String date;
@@ -238,7 +238,7 @@ final class Report implements AutoCloseable {
         List<String> problems = new ArrayList<>();
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
-            for (int t : threadCounts) {
+            for (int t : s.threadCounts(threadCounts)) {
                 double base = median(s.name(), s.baseline(), t, "opsPerSec");
                 for (Contender<?> c : contendersPerScenario.get(si)) {
                     List<RunRecord> cell = cell(s.name(), c.name(), t);
@@ -289,7 +289,7 @@ final class Report implements AutoCloseable {
                     "cpu ratio");
             for (Scenario s : scenarios) {
                 for (Scenario.Comparison cmp : s.comparisons()) {
-                    for (int t : threadCounts) {
+                    for (int t : s.threadCounts(threadCounts)) {
                         double a = median(s.name(), cmp.numerator(), t, "opsPerSec");
                         double b = median(s.name(), cmp.denominator(), t, "opsPerSec");
                         double ca = median(s.name(), cmp.numerator(), t, "opsPerCpuSec");
@@ -303,6 +303,7 @@ final class Report implements AutoCloseable {
                     + " within each repeat (the contenders of one repeat run back to back); 'cpu ratio' = ratio of"
                     + " the medians of ops/cpu-s.");
         }
+        printIngestion(p, scenarios, contendersPerScenario);
         if (!problems.isEmpty()) {
             p.println();
             p.println("PROBLEMS:");
@@ -310,6 +311,31 @@ final class Report implements AutoCloseable {
         }
         p.println();
         p.println("All runs: " + csv);
+    }
+
+    /** Ingestion within the budget (paper 000 Fig. 3a): pairs ingested per contender, median and ratio. */
+    private void printIngestion(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
+        for (int si = 0; si < scenarios.size(); si++) {
+            Scenario s = scenarios.get(si);
+            if (runs.stream().noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("ingestedPairs"))) {
+                continue;
+            }
+            p.println();
+            String format = "%-12s %-16s %14s %7s %9s %12s  %s%n";
+            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s", "stopped by (per run)");
+            double base = median(s.name(), s.baseline(), 1, "ingestedPairs");
+            for (Contender<?> c : contendersPerScenario.get(si)) {
+                List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
+                double pairs = median(s.name(), c.name(), 1, "ingestedPairs");
+                p.printf(format, s.name(), c.name(), count(pairs), ratio(pairs, base),
+                        Double.isNaN(pairs) ? "-" : String.format(Locale.ROOT, "%.2f", pairs * 1_100 / (1L << 30)),
+                        count(median(s.name(), c.name(), 1, "opsPerSec")),
+                        cell.stream().map(r -> r.fields().getOrDefault("ingestStop", "?")).collect(Collectors.joining(",")));
+            }
+            p.println("'raw GiB' = pairs x 1,100 bytes (100-byte key + 1,000-byte value); 'pairs/s' = ingestion rate over"
+                    + " the whole run, one thread; stops: heap-full (OutOfMemoryError), off-heap-full"
+                    + " (GroveOutOfMemoryException), stalled (a window of 16,384 pairs took over 5 s), time-limit, cap.");
+        }
     }
 
     private List<RunRecord> cell(String scenario, String contender, int threads) {

@@ -26,6 +26,24 @@ public interface Scenario {
     /** Bytes per value. */
     int valueSize();
 
+    /** The number of keys under {@code --quick} (unless {@code --keys} is given), so the smoke test stays short. */
+    default int quickKeys() {
+        return keys();
+    }
+
+    /** The thread counts this scenario runs, given those asked for (a single-threaded procedure runs on one). */
+    default List<Integer> threadCounts(List<Integer> requested) {
+        return requested;
+    }
+
+    /**
+     * Operations a worker thread runs between two looks at the phase (warm-up, timed, stop); 1 for operations as
+     * long as a scan of thousands of entries, so that a thread notices the timed phase on time.
+     */
+    default int batch() {
+        return 64;
+    }
+
     /** The contender every contender's median is divided by in the table; measured in the same run. */
     String baseline();
 

@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <p>Timing: the threads run from the start of the warm-up to the end of the timed phase without stopping; the
  * coordinator switches {@link #phase} from warm-up to timed to stop. Each thread checks the phase every
- * {@value #BATCH} operations and notes its own operation count and {@code System.nanoTime()} when it sees a
+ * {@link Scenario#batch()} operations (64; 1 for scans) and notes its own operation count and {@code System.nanoTime()} when it sees a
  * change; throughput is the sum over threads of (operations in the timed phase) / (that thread's timed interval).
  * Each thread also notes its CPU time, so the result says what share of the timed phase the worker threads
  * actually ran ({@code cpuShare}, below 1 when other processes took the cores) and the throughput per CPU second
@@ -32,7 +32,6 @@ public final class Worker {
     private static final int WARMUP = 0;
     private static final int TIMED = 1;
     private static final int STOP = 2;
-    private static final int BATCH = 64;
 
     private static volatile int phase = WARMUP;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -97,6 +96,17 @@ public final class Worker {
         byte[] opTable = opTable(scenario, family);
         S subject = contender.open(config);
         try {
+            if (scenario instanceof TraceScenario trace) {
+                Map<String, String> out = new LinkedHashMap<>();
+                out.put("scenario", scenario.name());
+                out.put("contender", contender.name());
+                out.put("family", family.name());
+                out.put("threads", "1");
+                out.putAll(trace.replay(subject, config));
+                out.put("rssPeak", Long.toString(procStatusBytes("VmHWM")));
+                out.put("rss", Long.toString(procStatusBytes("VmRSS")));
+                return out;
+            }
             long t0 = System.nanoTime();
             family.prefill(subject, config);
             double prefillSeconds = (System.nanoTime() - t0) / 1e9;
@@ -108,7 +118,8 @@ public final class Worker {
             for (int t = 0; t < threads; t++) {
                 Measure m = measures[t] = new Measure();
                 long seed = config.seed() * 31 + t;
-                runners.add(new Runner("worker-" + t, () -> loop(family, subject, opTable, config.keys(), seed, m)));
+                runners.add(new Runner("worker-" + t, () -> loop(family, subject, opTable, config.keys(), seed, m,
+                        scenario.batch())));
             }
             runners.forEach(Thread::start);
             Thread.sleep(config.warmupMillis());
@@ -210,7 +221,7 @@ public final class Worker {
 
     /** The hot loop of one thread. */
     private static <S extends Subject> void loop(Family<S> family, S subject, byte[] opTable, int keys, long seed,
-            Measure m) {
+            Measure m, int batch) {
         ThreadContext context = new ThreadContext(seed, family.operations().size());
         m.context = context;
         long[] counts = context.operations;
@@ -221,13 +232,13 @@ public final class Worker {
         long[] startCounts = null;
         int seen = WARMUP;
         while (true) {
-            for (int i = 0; i < BATCH; i++) {
+            for (int i = 0; i < batch; i++) {
                 long r = context.nextLong();
                 int op = opTable[ThreadContext.below(r >>> 32, 100)];
                 family.perform(subject, op, ThreadContext.below(r, keys), context);
                 counts[op]++;
             }
-            ops += BATCH;
+            ops += batch;
             int p = phase;
             if (p != seen) {
                 long now = System.nanoTime();
