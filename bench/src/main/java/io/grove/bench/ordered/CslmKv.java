@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * same view, as the map has no stream that reuses objects (its entries are its own nodes' objects in both cases).
  */
 final class CslmKv implements OrderedKv {
-    private final ConcurrentSkipListMap<ByteKey, byte[]> map = new ConcurrentSkipListMap<>();
+    /** Not final only so that {@link #close} can drop it whole: {@code clear()} itself allocates (and fails on a full heap). */
+    private ConcurrentSkipListMap<ByteKey, byte[]> map = new ConcurrentSkipListMap<>();
 
     /** A thread's lookup key (wrapping its key buffer) and stream consumer. */
     private static final class Local implements Consumer<Map.Entry<ByteKey, byte[]>> {
@@ -138,13 +139,9 @@ final class CslmKv implements OrderedKv {
         return map.size();
     }
 
-    /** Drops every entry (the ingestion scenario, after running out of heap, so the JVM can report). */
-    void clear() {
-        map.clear();
-    }
-
+    /** Drops the map (e.g. after the ingestion ran out of heap, so that the JVM can report); idempotent. */
     @Override
     public void close() {
-        map.clear();
+        map = null;
     }
 }
