@@ -53,32 +53,37 @@ public final class BenchMain {
     private static void list() {
         System.out.println("Scenarios:");
         for (Scenario s : Registry.SCENARIOS) {
-            System.out.printf("  %-16s %-12s %s; %,d keys (--quick: %,d) x %,d B; baseline %s%n", s.name(),
+            System.out.printf("  %-20s %-12s %s; %,d keys (--quick: %,d) x %,d B; baseline %s%n", s.name(),
                     s.family(), s.description(), s.keys(), s.quickKeys(), s.valueSize(), s.baseline());
         }
         System.out.println("Scenario groups (--scenario GROUP): " + Registry.GROUPS + "; without --scenario: "
-                + Registry.DEFAULT_GROUP + " (--quick: all)");
+                + Registry.DEFAULT_GROUP + " (--quick too)");
         System.out.println("Not applicable:");
         for (Scenario s : Registry.SCENARIOS) {
             for (Contender<?> c : Registry.CONTENDERS) {
                 String why = c.family().name().equals(s.family()) ? c.notApplicable(s) : null;
                 if (why != null) {
-                    System.out.printf("  %-16s %-12s %s%n", s.name(), c.name(), why);
+                    System.out.printf("  %-20s %-16s %s%n", s.name(), c.name(), why);
                 }
             }
         }
         System.out.println("Contenders:");
         for (Contender<?> c : Registry.CONTENDERS) {
-            System.out.printf("  %-12s %-12s %s%n", c.name(), c.family().name(), c.description());
+            System.out.printf("  %-16s %-12s %s%n", c.name(), c.family().name(), c.description());
             if (!c.jvmOptions().isEmpty()) {
-                System.out.printf("  %-12s %-12s JVM options: %s%n", "", "", String.join(" ", c.jvmOptions()));
+                System.out.printf("  %-16s %-12s JVM options: %s%n", "", "", String.join(" ", c.jvmOptions()));
             }
         }
     }
 
+    /** Runs per cell of {@code s}: {@code --repeats} if given, else the scenario's default for the default. */
+    private static int repeats(Scenario s, Options options) {
+        return options.repeatsSet ? options.repeats : s.defaultRepeats(options.repeats);
+    }
+
     private static int compare(Options options) throws Exception {
         List<Scenario> scenarios = !options.scenarios.isEmpty() ? Registry.scenarios(options.scenarios)
-                : options.quick ? Registry.SCENARIOS : Registry.scenarios(Registry.DEFAULT_GROUP);
+                : Registry.scenarios(Registry.DEFAULT_GROUP);
         List<Contender<?>> chosen = options.contenders.isEmpty() ? Registry.CONTENDERS
                 : options.contenders.stream().<Contender<?>>map(Registry::contender).toList();
         List<List<Contender<?>>> perScenario = new ArrayList<>();
@@ -87,7 +92,7 @@ public final class BenchMain {
             List<Contender<?>> cs = chosen.stream().filter(c -> c.family().name().equals(s.family())
                     && c.notApplicable(s) == null).toList();
             perScenario.add(cs);
-            total += cs.size() * s.threadCounts(options.threads).size() * options.repeats;
+            total += cs.size() * s.threadCounts(options.threads).size() * repeats(s, options);
         }
         if (total == 0) {
             System.err.println("grove bench: no contender serves the chosen scenarios");
@@ -116,7 +121,7 @@ public final class BenchMain {
                 Scenario s = scenarios.get(si);
                 List<Contender<?>> cs = perScenario.get(si);
                 for (int threads : s.threadCounts(options.threads)) {
-                    for (int repeat = 0; repeat < options.repeats; repeat++) {
+                    for (int repeat = 0; repeat < repeats(s, options); repeat++) {
                         for (int k = 0; k < cs.size(); k++) {
                             Contender<?> c = cs.get((k + repeat) % cs.size());
                             n++;
@@ -130,7 +135,8 @@ public final class BenchMain {
                                 }
                             }
                             System.err.printf("[%d/%d] %s / %s / %d thread%s / run %d of %d (-Xmx%s%s) ... ", n, total,
-                                    c.name(), s.name(), threads, threads == 1 ? "" : "s", repeat + 1, options.repeats,
+                                    c.name(), s.name(), threads, threads == 1 ? "" : "s", repeat + 1,
+                                    repeats(s, options),
                                     Units.jvmSize(split[0]),
                                     split[1] > 0 ? ", off-heap limit " + Units.size(split[1]) : "");
                             WorkerConfig config = new WorkerConfig(s.name(), c.name(), threads, options.warmupMillis,

@@ -7,21 +7,25 @@ import java.util.List;
 /** The command line of the comparison ({@code ./grove bench [options]}). */
 final class Options {
     static final String USAGE = """
-            usage: ./grove bench [options]          run the comparison (each contender in its own JVM)
+            usage: ./grove bench [options]          run the comparison (each contender in its own JVM); without
+                                                    options: every scenario against its peers, 213 runs,
+                                                    about 33 minutes on 2 cores (bench/README.md)
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
                    ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
 
             options:
-              --quick                 smoke test of every scenario: --warmup 1s --duration 2s --repeats 1, map
-                                      scenarios with 100,000 keys (explicit options still win)
+              --quick                 smoke test of every scenario: --threads 2 --warmup 0.5s --duration 1s
+                                      --repeats 1 --retry-disturbed 0, map scenarios with 100,000 keys (explicit
+                                      options still win); about 3 minutes
               --scenario A,B          scenarios or groups to run: 'slices' (the memory layer), 'maps' (the hash
-                                      map against its peers); default: slices (--quick: all)
+                                      map against its peers), 'ordered' (the ordered map against its peers),
+                                      'all'; default: all (the comparison against peers)
               --contender X,Y         contenders to run (default: all of each scenario's family)
               --threads 1,2           worker thread counts (default: 1,2)
-              --warmup 2s             warm-up before each timed phase (default: 2s)
-              --duration 5s           timed phase (default: 5s)
-              --repeats 3             runs per cell; the table shows the median (default: 3)
+              --warmup 1s             warm-up before each timed phase (default: 1s)
+              --duration 2s           timed phase (default: 2s)
+              --repeats 2             runs per cell; the table shows the median (default: 2; oak-ingest: 1)
               --budget 4g             total memory per worker JVM (default: 4g); on-heap contenders get
                                       -Xmx=budget, off-heap ones -Xmx=small heap and the rest off heap
               --budget-of NAME=SIZE   the budget of one contender instead of --budget (repeatable), e.g. to give
@@ -48,9 +52,9 @@ final class Options {
     List<String> scenarios = List.of();
     List<String> contenders = List.of();
     List<Integer> threads = List.of(1, 2);
-    long warmupMillis = 2_000;
-    long durationMillis = 5_000;
-    int repeats = 3;
+    long warmupMillis = 1_000;
+    long durationMillis = 2_000;
+    int repeats = 2;
     long budget = 4L << 30;
     final java.util.Map<String, Long> budgets = new java.util.HashMap<>();
     long smallHeap = 512L << 20;
@@ -65,10 +69,12 @@ final class Options {
     Path results;
     boolean verbose;
     boolean quick;
+    /** Whether {@code --repeats} was given (else a scenario may run fewer, {@link Scenario#defaultRepeats}). */
+    boolean repeatsSet;
 
     static Options parse(String[] args) {
         Options o = new Options();
-        boolean warmupSet = false, durationSet = false, repeatsSet = false;
+        boolean warmupSet = false, durationSet = false, threadsSet = false, retrySet = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -95,7 +101,10 @@ final class Options {
                     switch (name) {
                         case "--scenario" -> o.scenarios = split(value);
                         case "--contender" -> o.contenders = split(value);
-                        case "--threads" -> o.threads = split(value).stream().map(Options::positiveInt).toList();
+                        case "--threads" -> {
+                            o.threads = split(value).stream().map(Options::positiveInt).toList();
+                            threadsSet = true;
+                        }
                         case "--warmup" -> {
                             o.warmupMillis = Units.parseMillis(value);
                             warmupSet = true;
@@ -106,7 +115,7 @@ final class Options {
                         }
                         case "--repeats" -> {
                             o.repeats = positiveInt(value);
-                            repeatsSet = true;
+                            o.repeatsSet = true;
                         }
                         case "--budget" -> o.budget = Units.parseSize(value);
                         case "--budget-of" -> {
@@ -123,7 +132,10 @@ final class Options {
                         case "--seed" -> o.seed = Long.parseLong(value);
                         case "--wait-idle" -> o.waitIdleMillis = value.trim().equals("0") ? 0
                                 : Units.parseMillis(value);
-                        case "--retry-disturbed" -> o.retryDisturbed = Integer.parseInt(value.trim());
+                        case "--retry-disturbed" -> {
+                            o.retryDisturbed = Integer.parseInt(value.trim());
+                            retrySet = true;
+                        }
                         case "--disturbed-above" -> o.disturbedAbove = Double.parseDouble(value.trim());
                         case "--jvm-arg" -> o.jvmArgs.add(value);
                         case "--results" -> o.results = Path.of(value);
@@ -133,9 +145,13 @@ final class Options {
             }
         }
         if (o.quick) {
-            o.warmupMillis = warmupSet ? o.warmupMillis : 1_000;
-            o.durationMillis = durationSet ? o.durationMillis : 2_000;
-            o.repeats = repeatsSet ? o.repeats : 1;
+            // A smoke test: every scenario and contender once, on 2 threads (the concurrent path, which runs all
+            // that a 1-thread run does), as briefly as the harness allows; its figures are not for reading.
+            o.threads = threadsSet ? o.threads : List.of(2);
+            o.warmupMillis = warmupSet ? o.warmupMillis : 500;
+            o.durationMillis = durationSet ? o.durationMillis : 1_000;
+            o.repeats = o.repeatsSet ? o.repeats : 1;
+            o.retryDisturbed = retrySet ? o.retryDisturbed : 0;
         }
         for (java.util.Map.Entry<String, Long> e : o.budgets.entrySet()) {
             if (o.smallHeap >= e.getValue()) {

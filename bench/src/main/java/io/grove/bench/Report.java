@@ -24,7 +24,7 @@ final class Report implements AutoCloseable {
             "offHeapReservedAfterPrefill", "offHeapReserved", "offHeapLive", "offHeapReleased", "offHeapFree",
             "rssPeak", "rss", "misses", "entries", "heapGrowth", "rssGrowth", "offHeapUsed",
             "offHeapLiveAfterPrefill", "heapPerEntry", "rssPerEntry", "offHeapPerEntry", "hitRatio", "lruHitRatio",
-            "capacity", "entriesAtEnd");
+            "capacity", "entriesAtEnd", "ingestedPairs", "ingestStop", "ingestCurve");
 
     private final Options options;
     private final String date;
@@ -239,7 +239,7 @@ final class Report implements AutoCloseable {
                     .collect(Collectors.joining(", ")));
         }
         p.println();
-        String format = "%-15s %3s  %-10s %13s %7s %7s %13s %5s %7s %7s %8s %9s %6s %7s %4s%n";
+        String format = "%-20s %3s  %-16s %13s %7s %7s %13s %5s %7s %7s %8s %9s %6s %7s %4s%n";
         p.printf(format, "scenario", "thr", "contender", "median ops/s", "spread", "vs base", "ops/cpu-s",
                 "cpu%", "others%", "rss MiB", "off-heap", "heap live", "gc ms", "retries", "bad");
         List<String> problems = new ArrayList<>();
@@ -292,7 +292,7 @@ final class Report implements AutoCloseable {
         boolean anyComparison = scenarios.stream().anyMatch(s -> !s.comparisons().isEmpty());
         if (anyComparison) {
             p.println();
-            p.printf("%-15s %3s  %-22s %8s %14s %10s%n", "scenario", "thr", "comparison", "ratio", "paired median",
+            p.printf("%-20s %3s  %-34s %8s %14s %10s%n", "scenario", "thr", "comparison", "ratio", "paired median",
                     "cpu ratio");
             for (Scenario s : scenarios) {
                 for (Scenario.Comparison cmp : s.comparisons()) {
@@ -305,7 +305,7 @@ final class Report implements AutoCloseable {
                         double b = median(s.name(), cmp.denominator(), t, "opsPerSec");
                         double ca = median(s.name(), cmp.numerator(), t, "opsPerCpuSec");
                         double cb = median(s.name(), cmp.denominator(), t, "opsPerCpuSec");
-                        p.printf("%-15s %3d  %-22s %8s %14s %10s%n", s.name(), t, cmp, ratio(a, b),
+                        p.printf("%-20s %3d  %-34s %8s %14s %10s%n", s.name(), t, cmp, ratio(a, b),
                                 ratio(pairedMedian(s.name(), cmp, t), 1), ratio(ca, cb));
                     }
                 }
@@ -316,6 +316,7 @@ final class Report implements AutoCloseable {
         }
         printMemory(p, scenarios, threadCounts, contendersPerScenario);
         printHitRatios(p, scenarios, contendersPerScenario);
+        printIngestion(p, scenarios, contendersPerScenario);
         for (Scenario s : scenarios) {
             List<String> na = Registry.CONTENDERS.stream().filter(c -> c.family().name().equals(s.family())
                     && c.notApplicable(s) != null).map(c -> c.name() + " (" + c.notApplicable(s) + ")").toList();
@@ -343,7 +344,7 @@ final class Report implements AutoCloseable {
             return;
         }
         p.println();
-        String format = "%-15s %-10s %11s %10s %11s %10s %12s%n";
+        String format = "%-20s %-16s %11s %10s %11s %10s %12s%n";
         p.printf(format, "scenario", "contender", "entries", "heap B/e", "off-heap B/e", "rss B/e", "needed B/e");
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
@@ -364,21 +365,22 @@ final class Report implements AutoCloseable {
         }
         p.println("Per entry after the prefill (eviction: after the trace), medians over all runs: 'heap B/e' = growth"
                 + " of the heap used after a full GC since before the map was opened; 'off-heap B/e' = off-heap memory"
-                + " the library reports as taken (Grove: reserved blocks; Chronicle: offHeapMemoryUsed; OHC: memUsed;"
-                + " '-' = MapDB, which reports none); 'rss B/e' = growth of the resident set (for on-heap maps it"
-                + " includes garbage not yet collected); 'needed B/e' = off-heap + heap where the library reports"
-                + " off-heap memory, else the larger of rss and heap.");
+                + " the library reports as taken (Grove's maps and the off-heap skiplist's pool: reserved blocks;"
+                + " Chronicle: offHeapMemoryUsed; OHC: memUsed; '-' = MapDB, which reports none, and heap maps);"
+                + " 'rss B/e' = growth of the resident set (for on-heap maps it includes garbage not yet collected);"
+                + " 'needed B/e' = off-heap + heap where the library reports off-heap memory, else the larger of rss"
+                + " and heap.");
     }
 
-    /** The eviction scenario: each contender's hit ratio against exact LRU on the same trace. */
+    /** The eviction scenarios (runs with a {@code hitRatio}): each contender's hit ratio against exact LRU on the same trace. */
     private void printHitRatios(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
-            if (!(s instanceof TraceScenario)) {
+            if (runs.stream().noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("hitRatio"))) {
                 continue;
             }
             p.println();
-            String format = "%-15s %-10s %10s %10s %10s %11s %9s%n";
+            String format = "%-20s %-16s %10s %10s %10s %11s %9s%n";
             p.printf(format, "scenario", "contender", "hit ratio", "LRU", "vs LRU", "entries end", "bound");
             for (Contender<?> c : contendersPerScenario.get(si)) {
                 List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
@@ -394,6 +396,31 @@ final class Report implements AutoCloseable {
             }
             p.println("Hit ratio over the second half of the trace (the first half warms the cache); 'LRU' = exact LRU"
                     + " with the same bound on the same trace, computed in the same worker; medians over runs.");
+        }
+    }
+
+    /** Ingestion within the budget (paper 000 Fig. 3a): pairs ingested per contender, median and ratio. */
+    private void printIngestion(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
+        for (int si = 0; si < scenarios.size(); si++) {
+            Scenario s = scenarios.get(si);
+            if (runs.stream().noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("ingestedPairs"))) {
+                continue;
+            }
+            p.println();
+            String format = "%-20s %-16s %14s %7s %9s %12s  %s%n";
+            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s", "stopped by (per run)");
+            double base = median(s.name(), s.baseline(), 1, "ingestedPairs");
+            for (Contender<?> c : contendersPerScenario.get(si)) {
+                List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
+                double pairs = median(s.name(), c.name(), 1, "ingestedPairs");
+                p.printf(format, s.name(), c.name(), count(pairs), ratio(pairs, base),
+                        Double.isNaN(pairs) ? "-" : String.format(Locale.ROOT, "%.2f", pairs * 1_100 / (1L << 30)),
+                        count(median(s.name(), c.name(), 1, "opsPerSec")),
+                        cell.stream().map(r -> r.fields().getOrDefault("ingestStop", "?")).collect(Collectors.joining(",")));
+            }
+            p.println("'raw GiB' = pairs x 1,100 bytes (100-byte key + 1,000-byte value); 'pairs/s' = ingestion rate over"
+                    + " the whole run, one thread; stops: heap-full (OutOfMemoryError), off-heap-full"
+                    + " (GroveOutOfMemoryException), stalled (a window of 16,384 pairs took over 5 s), time-limit, cap.");
         }
     }
 

@@ -36,9 +36,25 @@ public interface Scenario {
         return keys();
     }
 
-    /** The thread counts this scenario runs, given those asked for (a fixed trace may run on one thread only). */
+    /** The thread counts this scenario runs, given those asked for (a {@link TraceScenario} runs on one). */
     default List<Integer> threadCounts(List<Integer> requested) {
         return requested;
+    }
+
+    /**
+     * Runs per cell when {@code --repeats} is not given, given the default; fewer for a long procedure whose result
+     * does not vary from run to run (an explicit {@code --repeats} always wins).
+     */
+    default int defaultRepeats(int requested) {
+        return requested;
+    }
+
+    /**
+     * Operations a worker thread runs between two looks at the phase (warm-up, timed, stop); 1 for operations as
+     * long as a scan of thousands of entries, so that a thread notices the timed phase on time.
+     */
+    default int batch() {
+        return 64;
     }
 
     /** The contender every contender's median is divided by in the table; measured in the same run. */

@@ -19,11 +19,12 @@ import java.util.Map;
  *
  * <p>Timing: the threads run from the start of the warm-up to the end of the timed phase without stopping; the
  * coordinator switches {@link #phase} from warm-up to timed to stop. Each thread checks the phase every
- * {@value #BATCH} operations and notes its own operation count and {@code System.nanoTime()} when it sees a
- * change; throughput is the sum over threads of (operations in the timed phase) / (that thread's timed interval).
- * Each thread also notes its CPU time, so the result says what share of the timed phase the worker threads
- * actually ran ({@code cpuShare}, below 1 when other processes took the cores) and the throughput per CPU second
- * of the worker threads ({@code opsPerCpuSec}: what the threads would do with a core each, GC threads not counted).
+ * {@link Scenario#batch()} operations (64; 1 for scans) and notes its own operation count and
+ * {@code System.nanoTime()} when it sees a change; throughput is the sum over threads of (operations in the timed
+ * phase) / (that thread's timed interval). Each thread also notes its CPU time, so the result says what share of
+ * the timed phase the worker threads actually ran ({@code cpuShare}, below 1 when other processes took the cores)
+ * and the throughput per CPU second of the worker threads ({@code opsPerCpuSec}: what the threads would do with a
+ * core each, GC threads not counted).
  */
 public final class Worker {
     public static final String RESULT_PREFIX = "GROVE-RESULT";
@@ -32,7 +33,6 @@ public final class Worker {
     private static final int WARMUP = 0;
     private static final int TIMED = 1;
     private static final int STOP = 2;
-    private static final int BATCH = 64;
 
     private static volatile int phase = WARMUP;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -107,7 +107,9 @@ public final class Worker {
                 out.put("family", family.name());
                 out.put("threads", "1");
                 out.putAll(trace.replay(subject, config));
-                memoryFields(out, subject, heapBeforeOpen, rssBeforeOpen);
+                if (trace.measuresMemoryAfterReplay()) {
+                    memoryFields(out, subject, heapBeforeOpen, rssBeforeOpen);
+                }
                 out.put("rssPeak", Long.toString(procStatusBytes("VmHWM")));
                 out.put("rss", Long.toString(procStatusBytes("VmRSS")));
                 return out;
@@ -125,7 +127,8 @@ public final class Worker {
             for (int t = 0; t < threads; t++) {
                 Measure m = measures[t] = new Measure();
                 long seed = config.seed() * 31 + t;
-                runners.add(new Runner("worker-" + t, () -> loop(family, subject, opTable, config.keys(), seed, m)));
+                runners.add(new Runner("worker-" + t, () -> loop(family, subject, opTable, config.keys(), seed, m,
+                        scenario.batch())));
             }
             runners.forEach(Thread::start);
             Thread.sleep(config.warmupMillis());
@@ -256,7 +259,7 @@ public final class Worker {
 
     /** The hot loop of one thread. */
     private static <S extends Subject> void loop(Family<S> family, S subject, byte[] opTable, int keys, long seed,
-            Measure m) {
+            Measure m, int batch) {
         ThreadContext context = new ThreadContext(seed, family.operations().size());
         m.context = context;
         long[] counts = context.operations;
@@ -267,13 +270,13 @@ public final class Worker {
         long[] startCounts = null;
         int seen = WARMUP;
         while (true) {
-            for (int i = 0; i < BATCH; i++) {
+            for (int i = 0; i < batch; i++) {
                 long r = context.nextLong();
                 int op = opTable[ThreadContext.below(r >>> 32, 100)];
                 family.perform(subject, op, ThreadContext.below(r, keys), context);
                 counts[op]++;
             }
-            ops += BATCH;
+            ops += batch;
             int p = phase;
             if (p != seen) {
                 long now = System.nanoTime();

@@ -1,0 +1,72 @@
+package io.grove.bench.ordered;
+
+import io.grove.MemoryPool;
+import io.grove.Reclamation;
+import io.grove.bench.Contender;
+import io.grove.bench.Family;
+import io.grove.bench.Placement;
+import io.grove.bench.WorkerConfig;
+import io.grove.internal.memory.Pool;
+import java.util.function.Function;
+
+/** The contenders of the ordered-map family: Grove's ordered map and paper 000's two skiplists. */
+public final class OrderedContender implements Contender<OrderedKv> {
+    /** Grove's ordered map, off-heap limit = budget - small heap. */
+    public static final OrderedContender GROVE = new OrderedContender("grove-sorted", Placement.OFF_HEAP,
+            "GroveSortedMap<byte[], byte[]> (Serializers.bytes()), zero-copy API (zc()); copy-get = Map.get;"
+                    + " scans: zc() tailMap/headMap.descendingMap entrySet (set) or entryStream (stream);"
+                    + " off-heap limit = budget - small heap",
+            config -> new GroveSortedKv(config.offHeapLimit()));
+    /** The baseline, on heap. */
+    public static final OrderedContender CSLM = new OrderedContender("cslm", Placement.ON_HEAP,
+            "ConcurrentSkipListMap<ByteKey, byte[]> on heap (paper's Skiplist-OnHeap); zc-get = copy-get = get;"
+                    + " upsert = non-atomic in-place increment; stream = entrySet().stream() of the same view;"
+                    + " -Xmx = budget",
+            config -> new CslmKv());
+    /** Paper 000's Skiplist-OffHeap over Grove's memory layer. */
+    public static final OrderedContender OFF_HEAP_SKIPLIST = new OrderedContender("skiplist-offheap",
+            Placement.OFF_HEAP,
+            "ConcurrentSkipListMap over cells referencing key and value slices in Grove's Pool (Nova) (paper's"
+                    + " Skiplist-OffHeap); upsert = in-place increment under beginWrite, not atomic; copy-get copies"
+                    + " the value to a byte[]; stream = entrySet().stream(); off-heap limit = budget - small heap",
+            config -> new OffHeapSkiplistKv((Pool) MemoryPool.builder().memoryLimit(config.offHeapLimit())
+                    .reclamation(Reclamation.NOVA).build()));
+
+    private final String name;
+    private final Placement placement;
+    private final String description;
+    private final Function<WorkerConfig, OrderedKv> open;
+
+    private OrderedContender(String name, Placement placement, String description,
+            Function<WorkerConfig, OrderedKv> open) {
+        this.name = name;
+        this.placement = placement;
+        this.description = description;
+        this.open = open;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public Family<OrderedKv> family() {
+        return OrderedFamily.INSTANCE;
+    }
+
+    @Override
+    public Placement placement() {
+        return placement;
+    }
+
+    @Override
+    public OrderedKv open(WorkerConfig config) {
+        return open.apply(config);
+    }
+}
