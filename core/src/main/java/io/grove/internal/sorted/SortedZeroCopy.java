@@ -190,15 +190,17 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
                 }
                 SliceHandle key = reuse ? reusedKey : new SliceHandle(map.pool);
                 SliceHandle value = reuse ? reusedValue : new SliceHandle(map.pool);
-                long valueRef = map.currentValueRef(cursor);
-                if (valueRef == 0) {
-                    continue;
-                }
                 try {
                     key.pointAt(cursor.keyRef());
-                    value.pointAt(valueRef, ValueHeader.HEADER, -1);
+                    if (!point(value, cursor.valueRef())) {
+                        // the value the cursor saw was replaced since: take the key's value now, if any
+                        long now = map.currentValueRef(cursor);
+                        if (now == 0 || !point(value, now)) {
+                            continue;
+                        }
+                    }
                 } catch (ConcurrentModificationException removedMeanwhile) {
-                    continue;
+                    continue; // the key's slice is gone: the entry was removed and compacted
                 }
                 aheadKey = key;
                 aheadValue = value;
@@ -227,6 +229,16 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             }
             map.update(map.readKey(lastKey.segment(), lastKey.length()), ChunkMap.REMOVE, null, null, null);
             lastKey = null;
+        }
+
+        /** Points {@code handle} at value {@code ref}'s bytes; {@code false} if that value is gone. */
+        private boolean point(SliceHandle handle, long ref) {
+            try {
+                handle.pointAt(ref, ValueHeader.HEADER, -1);
+                return true;
+            } catch (ConcurrentModificationException gone) {
+                return false;
+            }
         }
 
         /** The key (or value) handles of this scan. */

@@ -35,6 +35,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * key shows as missing.
  */
 class ScanStressTest {
+    private static final int MIN_SCANS_ACROSS_REBALANCE = 200;
+
     private static final int SLOTS = 6_000;
     private static final int RUN = 64;
     private static final long TOTAL_WRITES = 400_000;
@@ -136,9 +138,13 @@ class ScanStressTest {
             for (int kind = 0; kind < Kind.values().length; kind++) {
                 allScans += scans.get(kind);
             }
-            if (acrossRebalance.get() * 2 < allScans) {
+            // Not vacuous if half the scans, or at least MIN_SCANS_ACROSS_REBALANCE of them, overlapped a
+            // rebalance: a share alone fails runs whose scans are fast (many scans, each overlapping less), a count
+            // alone fails runs on a loaded machine (few scans, nearly all overlapping).
+            if (acrossRebalance.get() * 2 < allScans && acrossRebalance.get() < MIN_SCANS_ACROSS_REBALANCE) {
                 throw new AssertionError("vacuous run: only " + acrossRebalance.get() + " of " + allScans
-                        + " scans ran while a rebalance replaced chunks");
+                        + " scans ran while a rebalance replaced chunks (half or " + MIN_SCANS_ACROSS_REBALANCE
+                        + " needed)");
             }
             for (int kind = 0; kind < Kind.values().length; kind++) {
                 if (scans.get(kind) == 0) {
