@@ -215,31 +215,22 @@ final class ChunkMap<K, V> {
                 }
                 fresh = values.write(value, s.writeView);
             }
-            boolean create = kind < REPLACE;
-            while (true) {
-                int e = enter(s, create);
-                if (e == Chunk.NONE) {
-                    return absentResult(kind);
+            int e = enter(s, kind < REPLACE);
+            if (e == Chunk.NONE) {
+                return absentResult(kind);
+            }
+            Chunk c = s.chunk;
+            Outcome outcome = s.outcome;
+            outcome.reset();
+            try {
+                return updateEntry(s, c, e, kind, key, value, expected, function, fresh);
+            } finally {
+                c.unpublish();
+                if (outcome.freshUsed) {
+                    fresh = 0;
                 }
-                Chunk c = s.chunk;
-                Outcome outcome = s.outcome;
-                outcome.reset();
-                try {
-                    Object result = updateEntry(s, c, e, kind, key, value, expected, function, fresh);
-                    if (result != RETRY_ENTER) {
-                        if (outcome.freshUsed) {
-                            fresh = 0;
-                        }
-                        return result;
-                    }
-                } finally {
-                    c.unpublish();
-                    if (outcome.freshUsed) {
-                        fresh = 0;
-                    }
-                    if (outcome.compact && c.isActive()) {
-                        rebalancer.rebalance(c);
-                    }
+                if (outcome.compact && c.isActive()) {
+                    rebalancer.rebalance(c);
                 }
             }
         } finally {
@@ -266,8 +257,6 @@ final class ChunkMap<K, V> {
             }
         }
     }
-
-    private static final Object RETRY_ENTER = new Object();
 
     private static Object absentResult(int kind) {
         return switch (kind) {
@@ -436,7 +425,7 @@ final class ChunkMap<K, V> {
 
     @SuppressWarnings("unchecked")
     private Object computeAbsent(Scratch s, Chunk c, int e, long placeholder, int kind, K key, Object function) {
-        long locked = Values.placeholderLock();
+        long locked = ValueHeader.LOCKED_PLACEHOLDER;
         boolean installed = false;
         try {
             V next = kind == COMPUTE

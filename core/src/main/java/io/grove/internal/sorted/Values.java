@@ -73,11 +73,6 @@ final class Values<V> {
         return ref;
     }
 
-    /** The header a placeholder is locked with. */
-    static long placeholderLock() {
-        return ValueHeader.LOCKED_PLACEHOLDER;
-    }
-
     /**
      * Reads value {@code ref} optimistically, waiting while it is locked: the value, {@code null} if it is a
      * placeholder (the key is absent), or {@link #RETRY} if the value left its entry.
