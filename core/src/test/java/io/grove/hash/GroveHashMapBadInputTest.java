@@ -1,5 +1,11 @@
 package io.grove.hash;
 
+import static io.grove.testing.BadInput.assertMessage;
+import static io.grove.testing.BadInput.assertNamesTheSerializer;
+import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
+import static io.grove.testing.BadInput.badKeyCases;
+import static io.grove.testing.BadInput.badValueCases;
+import static io.grove.testing.BadInput.fill;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,10 +24,11 @@ import io.grove.MemoryPool;
 import io.grove.SerializerException;
 import io.grove.serial.Serializer;
 import io.grove.serial.Serializers;
+import io.grove.testing.BadInput;
+import io.grove.testing.BadInput.LyingSerializer;
 import io.grove.view.Handle;
 import io.grove.view.ReadView;
 import io.grove.view.WriteView;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.AbstractMap.SimpleEntry;
 import java.util.ArrayList;
@@ -34,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -67,14 +75,6 @@ class GroveHashMapBadInputTest {
                 .build()));
     }
 
-    private static <M extends Map<String, String>> M fill(M map) {
-        for (int i = 0; i < 20; i++) {
-            map.put("k" + i, "v" + i);
-        }
-        map.put("a", "1");
-        return map;
-    }
-
     /** What "unchanged" compares: the contents and the pool's live slices. */
     private record State(Map<String, String> contents, long liveSlices) {}
 
@@ -91,28 +91,16 @@ class GroveHashMapBadInputTest {
     /** Runs each case, expecting {@code type}, with the map unchanged after each; reports every case that failed. */
     private static void expectEach(Class<? extends Throwable> type, GroveHashMap<String, String> map,
             Map<String, Executable> cases) {
-        List<String> failures = new ArrayList<>();
-        for (Map.Entry<String, Executable> c : cases.entrySet()) {
-            State before = state(map);
-            try {
-                c.getValue().execute();
-                failures.add(c.getKey() + ": no exception, " + type.getSimpleName() + " expected");
-            } catch (Throwable t) {
-                if (!type.isInstance(t)) {
-                    failures.add(c.getKey() + ": " + t + " instead of " + type.getSimpleName());
-                }
-            }
-            try {
-                assertUnchanged(before, map, c.getKey());
-            } catch (AssertionError e) {
-                failures.add(e.getMessage());
-                map.clear(); // start the next case from the same contents
-                fill(map);
-            }
-        }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases.size() + " cases failed:\n" + String.join("\n", failures));
-        }
+        BadInput.expectEach(type, cases, () -> snapshot(map), () -> {
+            map.clear(); // start the next case from the same contents
+            fill(map);
+        });
+    }
+
+    /** A check that {@code map} is as it is now. */
+    private static Consumer<String> snapshot(GroveHashMap<String, String> map) {
+        State before = state(map);
+        return what -> assertUnchanged(before, map, what);
     }
 
     // ---- null ------------------------------------------------------------------------------------------------------
@@ -204,70 +192,18 @@ class GroveHashMapBadInputTest {
 
     // ---- serializers that break their contract -----------------------------------------------------------------
 
-    /**
-     * UTF-8 strings, except that for strings starting with "lie" it declares 2 bytes and writes all of them, for
-     * strings starting with "neg" it declares a negative size, and for "boom" its write throws.
-     */
-    private static final class LyingSerializer implements Serializer<String> {
-        @Override
-        public int size(String value) {
-            if (value.startsWith("lie")) {
-                return 2;
-            }
-            if (value.startsWith("neg")) {
-                return -3;
-            }
-            return Serializers.strings().size(value);
-        }
-
-        @Override
-        public void write(String value, WriteView target) {
-            if (value.startsWith("boom")) {
-                throw new IllegalStateException("boom from the serializer");
-            }
-            byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-            target.copyFrom(bytes, 0, 0, bytes.length);
-        }
-
-        @Override
-        public String read(ReadView source) {
-            return Serializers.strings().read(source);
-        }
-
-        @Override
-        public String toString() {
-            return "LyingSerializer";
-        }
-    }
-
     @Test
     void keySerializerWritingPastItsSizeIsNamedAndChangesNothing() {
         GroveHashMap<String, String> map = fill(closeLater(
                 GroveHashMap.builder(new LyingSerializer(), Serializers.strings()).expectedSize(1).build()));
         for (String bad : List.of("lie-key", "neg-key")) {
-            Map<String, Executable> cases = new LinkedHashMap<>();
-            cases.put("put", () -> map.put(bad, "v"));
-            cases.put("putIfAbsent", () -> map.putIfAbsent(bad, "v"));
-            cases.put("get", () -> map.get(bad));
-            cases.put("containsKey", () -> map.containsKey(bad));
-            cases.put("remove", () -> map.remove(bad));
-            cases.put("replace", () -> map.replace(bad, "v"));
-            cases.put("compute", () -> map.compute(bad, (k, v) -> "v"));
-            cases.put("computeIfAbsent", () -> map.computeIfAbsent(bad, k -> "v"));
-            cases.put("merge", () -> map.merge(bad, "v", (a, b) -> a + b));
-            cases.put("zc().put", () -> map.zc().put(bad, "v"));
-            cases.put("zc().get", () -> map.zc().get(bad));
-            cases.put("zc().putIfAbsentComputeIfPresent", () -> map.zc().putIfAbsentComputeIfPresent(bad, "v",
-                    v -> { }));
+            Map<String, Executable> cases = badKeyCases(map, map.zc(), bad);
             expectEach(SerializerException.class, map, cases);
-            SerializerException e = assertThrows(SerializerException.class, () -> map.put(bad, "v"));
-            assertTrue(e.getMessage().contains("LyingSerializer"), () -> "does not name the serializer: " + e);
+            assertNamesTheSerializer(() -> map.put(bad, "v"));
         }
         // A write that fails in its own way: that exception propagates, nothing is inserted.
-        State before = state(map);
-        RuntimeException boom = assertThrows(RuntimeException.class, () -> map.put("boom-key", "v"));
-        assertTrue(messages(boom).contains("boom from the serializer"), () -> "lost the cause: " + boom);
-        assertUnchanged(before, map, "put with a throwing key serializer");
+        assertThrowingSerializerChangesNothing(() -> map.put("boom-key", "v"),
+                () -> snapshot(map), "put with a throwing key serializer");
         map.put("honest", "fine");
         assertEquals("fine", map.get("honest"));
     }
@@ -277,40 +213,13 @@ class GroveHashMapBadInputTest {
         GroveHashMap<String, String> map = fill(closeLater(
                 GroveHashMap.builder(Serializers.strings(), new LyingSerializer()).expectedSize(1).build()));
         for (String bad : List.of("lie-value", "neg-value")) {
-            Map<String, Executable> cases = new LinkedHashMap<>();
-            cases.put("put(absent)", () -> map.put("new", bad));
-            cases.put("put(present)", () -> map.put("a", bad));
-            cases.put("putIfAbsent(absent)", () -> map.putIfAbsent("new", bad));
-            cases.put("replace(present)", () -> map.replace("a", bad));
-            cases.put("replace(present, old, bad)", () -> map.replace("a", "1", bad));
-            cases.put("compute(present)", () -> map.compute("a", (k, v) -> bad));
-            cases.put("compute(absent)", () -> map.compute("new", (k, v) -> bad));
-            cases.put("computeIfAbsent", () -> map.computeIfAbsent("new", k -> bad));
-            cases.put("computeIfPresent", () -> map.computeIfPresent("a", (k, v) -> bad));
-            cases.put("merge(present)", () -> map.merge("a", bad, (a, b) -> b));
-            cases.put("merge(absent)", () -> map.merge("new", bad, (a, b) -> b));
-            cases.put("putAll", () -> map.putAll(Map.of("new", bad)));
-            cases.put("entry.setValue", () -> map.entrySet().iterator().next().setValue(bad));
-            cases.put("zc().put(absent)", () -> map.zc().put("new", bad));
-            cases.put("zc().put(present)", () -> map.zc().put("a", bad));
-            cases.put("zc().putIfAbsent", () -> map.zc().putIfAbsent("new", bad));
+            Map<String, Executable> cases = badValueCases(map, map.zc(), bad);
             expectEach(SerializerException.class, map, cases);
-            SerializerException e = assertThrows(SerializerException.class, () -> map.put("a", bad));
-            assertTrue(e.getMessage().contains("LyingSerializer"), () -> "does not name the serializer: " + e);
+            assertNamesTheSerializer(() -> map.put("a", bad));
         }
-        State before = state(map);
-        RuntimeException boom = assertThrows(RuntimeException.class, () -> map.put("a", "boom-value"));
-        assertTrue(messages(boom).contains("boom from the serializer"), () -> "lost the cause: " + boom);
-        assertUnchanged(before, map, "put with a throwing value serializer");
+        assertThrowingSerializerChangesNothing(() -> map.put("a", "boom-value"),
+                () -> snapshot(map), "put with a throwing value serializer");
         assertEquals("1", map.get("a"));
-    }
-
-    private static String messages(Throwable t) {
-        StringBuilder s = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            s.append(c.getMessage()).append(" / ");
-        }
-        return s.toString();
     }
 
     // ---- too large ---------------------------------------------------------------------------------------------
@@ -780,12 +689,6 @@ class GroveHashMapBadInputTest {
                 () -> MemoryPool.builder().blockSize(1 << 20).memoryLimit(1 << 19).build());
         assertTrue(poolSmall.getMessage().contains(String.valueOf(1 << 19)), poolSmall::getMessage);
         assertTrue(poolSmall.getMessage().contains(String.valueOf(1 << 20)), poolSmall::getMessage);
-    }
-
-    private static void assertMessage(Class<? extends Throwable> type, String part, Executable executable) {
-        Throwable t = assertThrows(type, executable);
-        assertNotNull(t.getMessage(), () -> type.getSimpleName() + " without a message");
-        assertTrue(t.getMessage().contains(part), () -> "message without \"" + part + "\": " + t.getMessage());
     }
 
     @Test

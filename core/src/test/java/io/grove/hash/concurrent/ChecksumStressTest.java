@@ -1,10 +1,17 @@
 package io.grove.hash.concurrent;
 
+import static io.grove.testing.Checksummed.MIN_SIZE;
+import static io.grove.testing.Checksummed.check;
+import static io.grove.testing.Checksummed.checkFinalState;
+import static io.grove.testing.Checksummed.checkOld;
+import static io.grove.testing.Checksummed.gen;
+import static io.grove.testing.Checksummed.readThroughHandle;
+import static io.grove.testing.Checksummed.rewriteInPlace;
+import static io.grove.testing.Checksummed.value;
+
 import io.grove.GroveHashMap;
 import io.grove.serial.Serializers;
-import io.grove.view.Handle;
-import io.grove.view.ResizableView;
-import java.util.ConcurrentModificationException;
+import io.grove.testing.StressRun;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -25,8 +32,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Sixteen of them are hot, so that readers and writers often meet on the same key.
  *
  * <p>A value is {@code [key: 8][generation: 8][filler: n][checksum: 8]}, n from 0 to 112, the filler and checksum
- * derived from key, generation and length. Readers: {@code get} (full check), iteration of the entry set (full
- * check, no key twice), zero-copy handles (full check on odd keys; on even keys only the key field, because even
+ * derived from key, generation and length ({@link io.grove.testing.Checksummed}). Readers: {@code get} (full
+ * check), iteration of the entry set (full check, no key twice), zero-copy handles (full check on odd keys; on even keys only the key field, because even
  * keys also get in-place rewrites, which a handle may see partly by contract). Writers: put, replace,
  * replace(k, o, n), remove, putIfAbsent (reinsert), compute, and on even keys {@code zc().computeIfPresent}
  * rewriting the value in place, with or without resizing it; old values the writers get back are checked too.
@@ -41,98 +48,7 @@ class ChecksumStressTest {
     private static final long TOTAL_WRITES = 800_000;
     private static final long MIN_READS_PER_READER = 20_000;
     private static final int MIN_ITERATIONS = 3;
-    private static final int HEADER = 16;
     private static final int MAX_FILLER = 112;
-
-    static long mix(long z) {
-        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
-        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
-        return z ^ (z >>> 33);
-    }
-
-    /** A value for {@code key}, generation {@code gen}, with {@code filler} filler bytes. */
-    static byte[] value(long key, long gen, int filler) {
-        byte[] b = new byte[HEADER + filler + 8];
-        fill(new ArrayTarget(b), key, gen);
-        return b;
-    }
-
-    /** Where a value is written: an array, or a view during an in-place update. */
-    interface Target {
-        int size();
-
-        void putByte(int index, byte b);
-
-        default void putLong(int index, long v) {
-            for (int i = 0; i < 8; i++) {
-                putByte(index + i, (byte) (v >>> (56 - 8 * i)));
-            }
-        }
-    }
-
-    record ArrayTarget(byte[] bytes) implements Target {
-        public int size() {
-            return bytes.length;
-        }
-
-        public void putByte(int index, byte b) {
-            bytes[index] = b;
-        }
-    }
-
-    static void fill(Target t, long key, long gen) {
-        int n = t.size();
-        t.putLong(0, key);
-        t.putLong(8, gen);
-        long sum = mix(key * 31 + gen * 17 + n);
-        for (int i = HEADER; i < n - 8; i++) {
-            byte b = (byte) mix(key ^ (gen << 20) ^ i);
-            t.putByte(i, b);
-            sum = sum * 1_000_003 + b;
-        }
-        t.putLong(n - 8, sum);
-    }
-
-    /** Throws unless {@code b} is a whole, untorn value written for {@code key}. */
-    static void check(long key, byte[] b, String via) {
-        if (b.length < HEADER + 8) {
-            throw new AssertionError(via + ": value of key " + key + " has only " + b.length + " bytes");
-        }
-        long writtenFor = readLong(b, 0);
-        if (writtenFor != key) {
-            throw new AssertionError(via + ": key " + key + " returned a value written for key " + writtenFor
-                    + " (misdirected)");
-        }
-        long gen = readLong(b, 8);
-        long sum = mix(key * 31 + gen * 17 + b.length);
-        for (int i = HEADER; i < b.length - 8; i++) {
-            byte expected = (byte) mix(key ^ (gen << 20) ^ i);
-            if (b[i] != expected) {
-                throw new AssertionError(via + ": value of key " + key + " generation " + gen + " is torn at byte "
-                        + i + " of " + b.length);
-            }
-            sum = sum * 1_000_003 + b[i];
-        }
-        if (readLong(b, b.length - 8) != sum) {
-            throw new AssertionError(via + ": value of key " + key + " generation " + gen + " has a bad checksum");
-        }
-    }
-
-    /** Only the key field: for handle reads of values that may be rewritten in place meanwhile. */
-    static void checkKeyField(long key, byte[] b, String via) {
-        if (b.length < HEADER + 8 || readLong(b, 0) != key) {
-            throw new AssertionError(via + ": key " + key + " returned " + b.length + " bytes written for key "
-                    + (b.length >= 8 ? readLong(b, 0) : -1) + " (misdirected)");
-        }
-    }
-
-    static long readLong(byte[] b, int at) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = v << 8 | (b[at + i] & 0xFF);
-        }
-        return v;
-    }
 
     @ParameterizedTest
     @EnumSource(StressRun.Threads.class)
@@ -190,7 +106,7 @@ class ChecksumStressTest {
                             check(k, v, "get");
                             hits++;
                         }
-                    } else if (readThroughHandle(map, k)) {
+                    } else if (readThroughHandle(map.zc(), k)) {
                         hits++;
                     }
                 }
@@ -221,40 +137,11 @@ class ChecksumStressTest {
             run.runAndCheck("checksummed values with " + threads, () -> "writes " + writes.get() + ", reads "
                     + reads.get() + " (" + found.get() + " found), iterations " + iterations.get()
                     + ", keys " + frontier.get());
-            for (long k = -PERMANENT; k < frontier.get(); k++) {
-                byte[] v = map.get(k);
-                if (v == null && k < 0) {
-                    throw new AssertionError("permanent key " + k + " is gone");
-                }
-                if (v != null) {
-                    check(k, v, "final get");
-                }
-            }
+            checkFinalState(k -> map.get(k), PERMANENT, frontier.get());
             if (found.get() == 0 || Internals.totalBucketBits(map) - bitsBefore < 2 * Internals.segmentCount(map)) {
                 throw new AssertionError("vacuous run: " + found.get() + " values read, bucket bits grew by "
                         + (Internals.totalBucketBits(map) - bitsBefore));
             }
-        }
-    }
-
-    private static boolean readThroughHandle(GroveHashMap<Long, byte[]> map, long k) {
-        while (true) {
-            Handle handle = map.zc().get(k);
-            if (handle == null) {
-                return false;
-            }
-            byte[] v;
-            try {
-                v = handle.read(view -> view.toByteArray());
-            } catch (ConcurrentModificationException replaced) {
-                continue;
-            }
-            if ((k & 1) == 0) {
-                checkKeyField(k, v, "handle");
-            } else {
-                check(k, v, "handle");
-            }
-            return true;
         }
     }
 
@@ -302,39 +189,12 @@ class ChecksumStressTest {
             });
             case 7 -> map.zc().computeIfPresent(k, view -> rewriteInPlace(view, k, gen(writer, random), -1));
             default -> map.zc().computeIfPresent(k, view -> rewriteInPlace(view, k, gen(writer, random),
-                    HEADER + 8 + random.nextInt(MAX_FILLER + 1)));
+                    MIN_SIZE + random.nextInt(MAX_FILLER + 1)));
         }
     }
 
     /** A permanent key; a hot one half of the time. */
     private static long permanentKey(SplittableRandom random) {
         return -1 - random.nextInt(random.nextBoolean() ? HOT : PERMANENT);
-    }
-
-    private static long gen(int writer, SplittableRandom random) {
-        return ((long) writer << 40) | random.nextLong(1L << 40);
-    }
-
-    private static void checkOld(long k, byte[] old, String via) {
-        if (old != null) {
-            check(k, old, via + " (old value)");
-        }
-    }
-
-    /** In place: checks the value under the lock, optionally resizes it, and rewrites it as a new generation. */
-    private static void rewriteInPlace(ResizableView view, long k, long gen, int newSize) {
-        check(k, view.toByteArray(), "in-place update");
-        if (newSize >= 0) {
-            view.resize(newSize);
-        }
-        fill(new Target() {
-            public int size() {
-                return view.size();
-            }
-
-            public void putByte(int index, byte b) {
-                view.putByte(index, b);
-            }
-        }, k, gen);
     }
 }

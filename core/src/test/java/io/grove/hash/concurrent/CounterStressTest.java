@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.grove.GroveHashMap;
 import io.grove.serial.Serializers;
-import io.grove.view.Handle;
-import java.util.ConcurrentModificationException;
-import java.util.SplittableRandom;
+import io.grove.testing.CounterReaders;
+import io.grove.testing.StressRun;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -61,22 +60,10 @@ class CounterStressTest {
                     writersLeft.decrementAndGet();
                 }
             });
-            run.workers(threads.factory("counter-reader"), READERS, index -> {
-                SplittableRandom random = new SplittableRandom(index);
-                long[] lastSeen = new long[KEYS];
-                long i = 0;
-                while ((writersLeft.get() > 0 || i < MIN_READS) && run.proceed(i)) {
-                    int k = random.nextInt(KEYS);
-                    long seen = (i & 1) == 0 ? readByGet(map, k) : readByHandle(map, k);
-                    if (seen < lastSeen[k] || seen > expected) {
-                        throw new AssertionError("counter " + k + " read " + seen + " after " + lastSeen[k]
-                                + " (at most " + expected + ")");
-                    }
-                    lastSeen[k] = seen;
-                    i++;
-                }
-                reads.addAndGet(i);
-            });
+            CounterReaders.add(run, threads.factory("counter-reader"), READERS, 0, KEYS, k -> k,
+                    k -> CounterReaders.readByGet(map, k),
+                    k -> CounterReaders.readByHandle(map.zc(), k, Serializers.longs()::read), expected, writersLeft,
+                    MIN_READS, reads);
             run.runAndCheck(method + " counters with " + threads, () -> "increments " + increments.get() + " of "
                     + expected * KEYS + ", reads " + reads.get());
             for (long k = 0; k < KEYS; k++) {
@@ -94,25 +81,6 @@ class CounterStressTest {
                     map.zc().putIfAbsentComputeIfPresent(k, 1L, view -> view.putLong(0, view.getLong(0) + 1));
             case MERGE -> map.merge(k, 1L, Long::sum);
             case COMPUTE -> map.compute(k, (key, old) -> old == null ? 1L : old + 1);
-        }
-    }
-
-    private static long readByGet(GroveHashMap<Long, Long> map, long k) {
-        Long v = map.get(k);
-        return v == null ? 0 : v;
-    }
-
-    private static long readByHandle(GroveHashMap<Long, Long> map, long k) {
-        while (true) {
-            Handle handle = map.zc().get(k);
-            if (handle == null) {
-                return 0;
-            }
-            try {
-                return Serializers.longs().read(handle);
-            } catch (ConcurrentModificationException replaced) {
-                // merge and compute replace the value's slice: look again
-            }
         }
     }
 }

@@ -7,8 +7,8 @@ import io.grove.GroveHashMap;
 import io.grove.MemoryFootprint;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
-import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
+import io.grove.testing.KeyChurn;
+import io.grove.testing.StressRun;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -78,37 +78,9 @@ class FootprintChurnStressTest {
         }
     }
 
-    /** Each thread inserts {@code inserts} new keys of its own, removing each {@code window} inserts later. */
     private static void churn(GroveHashMap<Long, byte[]> map, StressRun.Threads threads, int window, long[] nextKey,
             long inserts, String phase) throws Exception {
-        AtomicLong done = new AtomicLong();
-        StressRun run = new StressRun();
-        run.workers(threads.factory("churn"), threads.count, index -> {
-            SplittableRandom random = new SplittableRandom(index + 31L * nextKey[index]);
-            long base = (long) index << 40;
-            long next = nextKey[index];
-            long i = 0;
-            try {
-                for (; i < inserts && run.proceed(i); i++, next++) {
-                    long k = base | next;
-                    if (map.putIfAbsent(k, new byte[random.nextInt(1, 200)]) != null) {
-                        throw new AssertionError("new key " + k + " was present");
-                    }
-                    switch (random.nextInt(8)) {
-                        case 0 -> map.put(k, new byte[random.nextInt(1, 200)]);
-                        case 1 -> map.zc().computeIfPresent(k, v -> v.resize(random.nextInt(1, 300)));
-                        default -> { }
-                    }
-                    if (next >= window && map.remove(base | (next - window)) == null) {
-                        throw new AssertionError("key " + (base | (next - window)) + " was missing");
-                    }
-                }
-            } finally {
-                nextKey[index] = next;
-                done.addAndGet(i);
-            }
-        });
-        run.runAndCheck(phase + " with " + threads, () -> "inserts " + done.get() + " of " + inserts * threads.count
-                + ", footprint " + map.footprint());
+        KeyChurn.churn(map, map.zc(), threads, window, nextKey, inserts, phase,
+                () -> String.valueOf(map.footprint()));
     }
 }

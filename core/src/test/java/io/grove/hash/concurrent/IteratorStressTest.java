@@ -2,6 +2,7 @@ package io.grove.hash.concurrent;
 
 import io.grove.GroveHashMap;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;

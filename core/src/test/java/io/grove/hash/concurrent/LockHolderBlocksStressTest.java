@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.grove.GroveHashMap;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

@@ -1,14 +1,18 @@
 package io.grove.sorted.concurrent;
 
-import static io.grove.sorted.concurrent.Checksummed.check;
-import static io.grove.sorted.concurrent.Checksummed.checkKeyField;
-import static io.grove.sorted.concurrent.Checksummed.value;
+import static io.grove.testing.Checksummed.MIN_SIZE;
+import static io.grove.testing.Checksummed.check;
+import static io.grove.testing.Checksummed.checkFinalState;
+import static io.grove.testing.Checksummed.checkOld;
+import static io.grove.testing.Checksummed.gen;
+import static io.grove.testing.Checksummed.readThroughHandle;
+import static io.grove.testing.Checksummed.rewriteInPlace;
+import static io.grove.testing.Checksummed.value;
 
 import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import io.grove.view.Handle;
-import io.grove.view.ResizableView;
-import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -18,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Torn and misdirected reads while chunks are rebalanced: every value encodes its own key and a checksum
- * ({@link Checksummed}), and concurrent readers check each value they get while writers replace, remove and
+ * ({@link io.grove.testing.Checksummed}), and concurrent readers check each value they get while writers replace, remove and
  * reinsert values of many sizes, rewrite values in place (with and without resizing them), and insert ever-new
  * keys, in a map of chunks of eight entries, so chunks split, compact and merge all the time. Removed values go
  * back to Nova and are reused by later inserts at once, so a read that went through a stale entry or value
@@ -95,7 +99,7 @@ class ChecksumStressTest {
                         } else if (permanent) {
                             throw new AssertionError("get missed permanent key " + k);
                         }
-                    } else if (readThroughHandle(map, k)) {
+                    } else if (readThroughHandle(map.zc(), k)) {
                         hits++;
                     } else if (permanent) {
                         throw new AssertionError("zc().get missed permanent key " + k);
@@ -136,40 +140,11 @@ class ChecksumStressTest {
             run.runAndCheck("checksummed values with " + threads, () -> "writes " + writes.get() + ", reads "
                     + reads.get() + " (" + found.get() + " found), iterations " + iterations.get()
                     + ", keys " + frontier.get());
-            for (long k = -PERMANENT; k < frontier.get(); k++) {
-                byte[] v = map.get(k);
-                if (v == null && k < 0) {
-                    throw new AssertionError("permanent key " + k + " is gone");
-                }
-                if (v != null) {
-                    check(k, v, "final get");
-                }
-            }
+            checkFinalState(k -> map.get(k), PERMANENT, frontier.get());
             if (found.get() == 0 || iterations.get() < MIN_ITERATIONS) {
                 throw new AssertionError("vacuous run: " + found.get() + " values read, " + iterations.get()
                         + " iterations");
             }
-        }
-    }
-
-    private static boolean readThroughHandle(GroveSortedMap<Long, byte[]> map, long k) {
-        while (true) {
-            Handle handle = map.zc().get(k);
-            if (handle == null) {
-                return false;
-            }
-            byte[] v;
-            try {
-                v = handle.read(view -> view.toByteArray());
-            } catch (ConcurrentModificationException replaced) {
-                continue;
-            }
-            if ((k & 1) == 0) {
-                checkKeyField(k, v, "handle");
-            } else {
-                check(k, v, "handle");
-            }
-            return true;
         }
     }
 
@@ -210,31 +185,12 @@ class ChecksumStressTest {
             });
             case 7 -> map.zc().computeIfPresent(k, view -> rewriteInPlace(view, k, gen(writer, random), -1));
             default -> map.zc().computeIfPresent(k, view -> rewriteInPlace(view, k, gen(writer, random),
-                    Checksummed.MIN_SIZE + random.nextInt(MAX_FILLER + 1)));
+                    MIN_SIZE + random.nextInt(MAX_FILLER + 1)));
         }
     }
 
     /** A permanent key; a hot one half of the time. */
     private static long permanentKey(SplittableRandom random) {
         return -1 - random.nextInt(random.nextBoolean() ? HOT : PERMANENT);
-    }
-
-    private static long gen(int writer, SplittableRandom random) {
-        return ((long) writer << 40) | random.nextLong(1L << 40);
-    }
-
-    private static void checkOld(long k, byte[] old, String via) {
-        if (old != null) {
-            check(k, old, via + " (old value)");
-        }
-    }
-
-    /** In place: checks the value under the update's lock, optionally resizes it, and rewrites all of it. */
-    private static void rewriteInPlace(ResizableView view, long k, long gen, int newSize) {
-        check(k, view.toByteArray(), "in-place update");
-        if (newSize >= 0) {
-            view.resize(newSize);
-        }
-        Checksummed.rewrite(view, k, gen);
     }
 }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
-import io.grove.view.Handle;
-import java.util.ConcurrentModificationException;
+import io.grove.testing.CounterReaders;
+import io.grove.testing.StressRun;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -82,21 +82,12 @@ class CounterStressTest {
                 }
                 churned.addAndGet(i);
             });
-            run.workers(threads.factory("counter-reader"), READERS, index -> {
-                SplittableRandom random = new SplittableRandom(100 + index);
-                long[] lastSeen = new long[COUNTERS];
-                long i = 0;
-                for (; (writersLeft.get() > 0 || i < MIN_READS) && run.proceed(i); i++) {
-                    int c = random.nextInt(COUNTERS);
-                    long seen = (i & 1) == 0 ? readByGet(map, 2 * c) : readByHandle(map, 2 * c);
-                    if (seen < lastSeen[c] || seen > expected) {
-                        throw new AssertionError("counter " + 2 * c + " read " + seen + " after " + lastSeen[c]
-                                + " (at most " + expected + ")");
-                    }
-                    lastSeen[c] = seen;
-                }
-                reads.addAndGet(i);
-            });
+            // not Serializers.longs().read for handles: a handle may see a RESIZING update's 16-byte step, whose
+            // first eight bytes are still the old count
+            CounterReaders.add(run, threads.factory("counter-reader"), READERS, 100, COUNTERS, c -> 2 * c,
+                    k -> CounterReaders.readByGet(map, k), k -> CounterReaders.readByHandle(map.zc(), k,
+                            handle -> handle.read(view -> view.getLong(0) ^ Long.MIN_VALUE)),
+                    expected, writersLeft, MIN_READS, reads);
             run.runAndCheck(mode + " counters with " + threads, () -> "increments " + increments.get() + " of "
                     + expected * COUNTERS + ", churn operations " + churned.get() + ", reads " + reads.get());
             for (long c = 0; c < COUNTERS; c++) {
@@ -127,27 +118,6 @@ class CounterStressTest {
         if (inserted == (calls[0] == 1) || calls[0] > 1) {
             throw new AssertionError("putIfAbsentComputeIfPresent on " + k + " returned " + inserted
                     + " and ran its computer " + calls[0] + " times");
-        }
-    }
-
-    private static long readByGet(GroveSortedMap<Long, Long> map, long k) {
-        Long v = map.get(k);
-        return v == null ? 0 : v;
-    }
-
-    private static long readByHandle(GroveSortedMap<Long, Long> map, long k) {
-        while (true) {
-            Handle handle = map.zc().get(k);
-            if (handle == null) {
-                return 0;
-            }
-            try {
-                // not Serializers.longs().read: a handle may see a RESIZING update's 16-byte step, whose first
-                // eight bytes are still the old count
-                return handle.read(view -> view.getLong(0) ^ Long.MIN_VALUE);
-            } catch (ConcurrentModificationException moved) {
-                // the value moved to another slice (RESIZING): look again
-            }
         }
     }
 }

@@ -2,6 +2,7 @@ package io.grove.sorted.concurrent;
 
 import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;

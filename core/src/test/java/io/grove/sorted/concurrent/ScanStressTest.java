@@ -3,6 +3,7 @@ package io.grove.sorted.concurrent;
 import io.grove.GroveSortedMap;
 import io.grove.ZeroCopySortedMap;
 import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import io.grove.view.Handle;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;

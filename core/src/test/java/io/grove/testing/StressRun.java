@@ -1,72 +1,73 @@
-package io.grove.hash.concurrent;
+package io.grove.testing;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
- * Runs the workers of one stress test and bounds it in time. A test gives each worker a fixed amount of work;
- * the run ends when all workers are done, when one fails, or at the hard cap. Reaching the cap fails the test
- * (with the progress figures the test provides), because a run cut short did not do the work it claims:
- * on an idle machine every test here finishes in a small fraction of the cap.
+ * Runs the workers of one stress test (of the hash map or the sorted map) and bounds it in time. A test gives each
+ * worker a fixed amount of work; the run ends when all workers are done, when one fails, or at the hard cap.
+ * Reaching the cap fails the test (with the progress figures the test provides), because a run cut short did not
+ * do the work it claims: on an idle machine every test finishes in a small fraction of the cap.
  *
  * <p>Workers call {@link #proceed} in their loops: it stops them on a failure elsewhere or at the cap, and lets
  * other threads run now and then ({@link #letOthersRun}), since virtual threads are not preempted in CPU-bound
  * loops.
  */
-final class StressRun {
+public final class StressRun {
     /** How a test's threads are made. */
-    enum Threads {
-        /** Eight platform threads on (typically) fewer cores: holders of a segment lock get descheduled. */
+    public enum Threads {
+        /** Eight platform threads on (typically) fewer cores: threads get descheduled in the middle of a step. */
         PLATFORM_MORE_THAN_CORES(8, false),
-        /** More than 64 distinct platform threads (thread-indexed structures must not assume a small number). */
+        /** More than 64 distinct platform threads (per-thread structures must not assume a small number). */
         PLATFORM_OVER_64(72, false),
-        /** Many virtual threads on a few carriers; a spinning waiter must let the lock holder's carrier run. */
+        /** Many virtual threads on a few carriers: a waiter that spins must let the thread it waits for run. */
         VIRTUAL(160, true);
 
-        final int count;
-        final boolean virtual;
+        /** How many threads a test of this kind starts in all. */
+        public final int count;
+        /** Whether the threads are virtual. */
+        public final boolean virtual;
 
         Threads(int count, boolean virtual) {
             this.count = count;
             this.virtual = virtual;
         }
 
-        ThreadFactory factory(String name) {
+        /** A factory of threads of this kind, named {@code name} with a suffix and a number. */
+        public ThreadFactory factory(String name) {
             return virtual ? Thread.ofVirtual().name(name + "-v", 0).factory()
                     : Thread.ofPlatform().name(name + "-p", 0).daemon(true).factory();
         }
     }
 
     /** One worker's body; {@code index} is its number among all workers of the run. */
-    interface Worker {
+    public interface Worker {
+        /** Does the worker's work; what it throws fails the run. */
         void run(int index) throws Exception;
     }
 
-    static final long HARD_CAP_NANOS = TimeUnit.SECONDS.toNanos(20);
+    /** The hard cap of every run. */
+    public static final long HARD_CAP_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final int STACK_FRAMES = 16;
 
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CountDownLatch go = new CountDownLatch(1);
     private final List<Thread> threads = new ArrayList<>();
-    private final long capNanos;
     private volatile long deadline = Long.MAX_VALUE;
     private volatile boolean cappedOut;
-    private long startNanos;
-
-    StressRun() {
-        this(HARD_CAP_NANOS);
-    }
-
-    StressRun(long capNanos) {
-        this.capNanos = capNanos;
-    }
 
     /** Adds {@code count} workers made by {@code factory}, numbered from the current number of workers. */
-    StressRun workers(ThreadFactory factory, int count, Worker worker) {
+    public StressRun workers(ThreadFactory factory, int count, Worker worker) {
         for (int i = 0; i < count; i++) {
             int index = threads.size();
             threads.add(factory.newThread(() -> {
@@ -85,7 +86,7 @@ final class StressRun {
      * Whether a worker should go on; call it once per iteration with a counter that the worker increments.
      * {@code false} after a failure anywhere or at the hard cap.
      */
-    boolean proceed(long iteration) {
+    public boolean proceed(long iteration) {
         letOthersRun(iteration);
         if ((iteration & 255) == 0 && System.nanoTime() - deadline > 0) {
             cappedOut = true;
@@ -102,11 +103,12 @@ final class StressRun {
      * keeps taking tasks from the queue it last took from while that queue is not empty
      * ({@code ForkJoinPool.runWorker}). Virtual threads that loop with {@code Thread.yield} can so keep every
      * carrier on their own queues, and tasks in other queues wait indefinitely: the wake-up of a timed park
-     * (which the map's lock waiters use after spinning), the unblocking of a monitor. Seen here: with yields, 160
-     * virtual threads incrementing counters next to two yielding readers hit the 20 s cap in 3 of 3 runs (75
-     * writers parked, every lock free), and 80 writers stayed parked for 30 s while 45 iterator threads yielded.
+     * (which the map's lock waiters use after spinning), the unblocking of a monitor. Seen in the hash map tests:
+     * with yields, 160 virtual threads incrementing counters next to two yielding readers hit the 20 s cap in 3 of
+     * 3 runs (75 writers parked, every lock free), and 80 writers stayed parked for 30 s while 45 iterator threads
+     * yielded.
      */
-    static void letOthersRun(long counter) {
+    public static void letOthersRun(long counter) {
         if (Thread.currentThread().isVirtual()) {
             if ((counter & 255) == 255) {
                 LockSupport.parkNanos(1_000);
@@ -117,24 +119,59 @@ final class StressRun {
     }
 
     /** Whether the run is stopping (failure or cap), for workers that wait on each other. */
-    boolean stopping() {
+    public boolean stopping() {
         return failure.get() != null || cappedOut || System.nanoTime() - deadline > 0;
     }
 
     /** Records a failure found outside the workers' own exceptions (e.g. by a checker thread). */
-    void fail(Throwable e) {
+    public void fail(Throwable e) {
         failure.compareAndSet(null, e);
+    }
+
+    /**
+     * Starts every worker, waits for all and throws the first failure (with {@code figures}); fails if the cap was
+     * reached before the work was done, or if a worker does not stop within 10 s after it (with the stacks of the
+     * live workers). Returns the elapsed milliseconds.
+     */
+    public long runAndCheck(String what, Supplier<String> figures) throws InterruptedException {
+        long start = System.nanoTime();
+        deadline = start + HARD_CAP_NANOS;
+        for (Thread t : threads) {
+            t.start();
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            long left = deadline + TimeUnit.SECONDS.toNanos(10) - System.nanoTime();
+            if (!t.join(Duration.ofNanos(Math.max(1, left)))) {
+                cappedOut = true;
+                failure.compareAndSet(null, new AssertionError(what + ": a worker (" + t
+                        + ") did not stop within 10 s after the cap: hung (deadlock or livelock)? " + figures.get()
+                        + "\n" + stacksOfLiveWorkers()));
+                break;
+            }
+        }
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new AssertionError(what + " failed after " + elapsed + " ms; " + figures.get(), f);
+        }
+        if (cappedOut) {
+            throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(HARD_CAP_NANOS)
+                    + " s before finishing its work; " + figures.get() + "\n" + stacksOfLiveWorkers());
+        }
+        System.out.println(what + ": " + elapsed + " ms; " + figures.get());
+        return elapsed;
     }
 
     /** The stacks of the workers still alive, each distinct stack once with the number of threads showing it. */
     private String stacksOfLiveWorkers() {
-        java.util.Map<String, Integer> stacks = new java.util.LinkedHashMap<>();
-        java.util.Map<String, String> firstThread = new java.util.HashMap<>();
+        Map<String, Integer> stacks = new LinkedHashMap<>();
+        Map<String, String> firstThread = new HashMap<>();
         for (Thread t : threads) {
             if (t.isAlive()) {
                 StringBuilder b = new StringBuilder();
                 StackTraceElement[] frames = t.getStackTrace();
-                for (int i = 0; i < Math.min(frames.length, 14); i++) {
+                for (int i = 0; i < Math.min(frames.length, STACK_FRAMES); i++) {
                     b.append("\n        at ").append(frames[i]);
                 }
                 String stack = b.toString();
@@ -146,39 +183,5 @@ final class StressRun {
         stacks.forEach((stack, n) -> out.append("\n    ").append(n).append(" thread(s), e.g. ")
                 .append(firstThread.get(stack)).append(stack));
         return out.toString();
-    }
-
-    /**
-     * Starts every worker, waits for all, and throws the first failure; fails if the cap was reached before the
-     * work was done. Returns the elapsed milliseconds.
-     */
-    long runAndCheck(String what, java.util.function.Supplier<String> figures) throws InterruptedException {
-        startNanos = System.nanoTime();
-        deadline = startNanos + capNanos;
-        for (Thread t : threads) {
-            t.start();
-        }
-        go.countDown();
-        for (Thread t : threads) {
-            long left = deadline + TimeUnit.SECONDS.toNanos(10) - System.nanoTime();
-            if (!t.join(java.time.Duration.ofNanos(Math.max(1, left)))) {
-                cappedOut = true;
-                failure.compareAndSet(null, new AssertionError(what + ": a worker (" + t
-                        + ") did not stop within 10 s after the cap: hung (deadlock or livelock)? " + figures.get()
-                        + "\n" + stacksOfLiveWorkers()));
-                break;
-            }
-        }
-        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-        Throwable f = failure.get();
-        if (f != null) {
-            throw new AssertionError(what + " failed after " + elapsed + " ms; " + figures.get(), f);
-        }
-        if (cappedOut) {
-            throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(capNanos)
-                    + " s before finishing its work; " + figures.get());
-        }
-        System.out.println(what + ": " + elapsed + " ms; " + figures.get());
-        return elapsed;
     }
 }
