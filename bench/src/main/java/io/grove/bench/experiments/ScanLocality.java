@@ -1,0 +1,59 @@
+package io.grove.bench.experiments;
+
+import io.grove.GroveSortedMap;
+import io.grove.serial.Serializers;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Random;
+
+/**
+ * How much an ordered scan of {@link GroveSortedMap} depends on where its keys and values lie in memory: the same
+ * 400,000 pairs (100-byte keys, 1,000-byte values) inserted in random order, then in ascending order (so that the
+ * slices of neighbouring keys are neighbours in memory), then zero-copy scans of 10,000 pairs from random keys for
+ * 3 seconds each, twice. Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
+ * io.grove.bench.experiments.ScanLocality}.
+ */
+public final class ScanLocality {
+    private static final int PAIRS = 400_000;
+    private static final int SCAN = 10_000;
+
+    private ScanLocality() {}
+
+    public static void main(String[] args) {
+        for (String order : new String[] {"random", "ascending", "random", "ascending"}) {
+            Integer[] ids = new Integer[PAIRS];
+            Arrays.setAll(ids, i -> i);
+            if (order.equals("random")) {
+                Collections.shuffle(Arrays.asList(ids), new Random(1));
+            }
+            try (GroveSortedMap<byte[], byte[]> map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes())
+                    .memoryLimit(2L << 30).build()) {
+                byte[] value = new byte[1000];
+                for (int id : ids) {
+                    map.zc().putIfAbsent(key(id), value);
+                }
+                Random random = new Random(2);
+                long checksum = 0;
+                int scans = 0;
+                long start = System.nanoTime();
+                while (System.nanoTime() - start < 3_000_000_000L) {
+                    checksum += map.zc().tailMap(key(random.nextInt(PAIRS - SCAN)), true).entryStream().limit(SCAN)
+                            .mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)).sum();
+                    scans++;
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                System.out.printf("inserted in %s order: %.0f scans of %d pairs per second (checksum %d)%n", order,
+                        scans / seconds, SCAN, checksum);
+            }
+        }
+    }
+
+    private static byte[] key(int id) {
+        byte[] key = new byte[100];
+        key[0] = (byte) (id >>> 24);
+        key[1] = (byte) (id >>> 16);
+        key[2] = (byte) (id >>> 8);
+        key[3] = (byte) id;
+        return key;
+    }
+}
