@@ -159,18 +159,7 @@ final class Chunk {
      */
     long window(Keys keys, MemorySegment probe, int length, boolean inclusive) {
         int limit = inclusive ? -1 : 0; // an entry is before the probe while compare(probe, key) > limit
-        int lo = 0;
-        int hi = sortedCount - 1;
-        int pred = NONE;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (keys.compare(probe, length, keyRef(mid), keyLength(mid)) > limit) {
-                pred = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
+        int pred = lastSortedBelow(keys, probe, length, inclusive); // -1 is NONE
         int next = pred == NONE ? first() : next(pred);
         while (next != NONE && keys.compare(probe, length, keyRef(next), keyLength(next)) > limit) {
             pred = next;
