@@ -35,7 +35,10 @@ final class ReleaseLists {
         }
     }
 
-    /** Receives batches of deleted references, each batch exactly once. */
+    /**
+     * Receives batches of deleted references, each batch exactly once. The array is lent for the call only: it is
+     * reused for a later batch once {@code reclaim} returns.
+     */
     interface BatchSink {
         void reclaim(long[] refs, int count);
     }
@@ -47,6 +50,8 @@ final class ReleaseLists {
         volatile int guard;
         long[] refs;
         int count;
+        /** An empty batch array to swap in when {@link #refs} fills: batches are recycled, not reallocated. */
+        long[] spare;
         @SuppressWarnings("unused")
         long q1, q2, q3, q4, q5, q6, q7;
 
@@ -86,17 +91,42 @@ final class ReleaseLists {
                 s.refs[s.count++] = ref;
                 if (s.count == batchSize) {
                     full = s.refs;
-                    s.refs = new long[batchSize];
+                    s.refs = freshBatch(s);
                     s.count = 0;
                 }
                 s.unlock();
                 if (full != null) {
                     sink.reclaim(full, batchSize);
+                    recycle(s, full);
                 }
                 return;
             }
             i++;
             Thread.onSpinWait();
+        }
+    }
+
+    /** The stripe's spare array, or a new one; called with the stripe's guard held. */
+    private long[] freshBatch(Stripe s) {
+        long[] batch = s.spare;
+        if (batch == null) {
+            return new long[batchSize];
+        }
+        s.spare = null;
+        return batch;
+    }
+
+    /**
+     * Gives a batch array the sink has finished with back to its stripe as the spare (the sink reads a batch only
+     * while {@code reclaim} runs). If the guard is busy right now, or a spare is already there, the array is left
+     * to the garbage collector: rare, and never a wait.
+     */
+    private static void recycle(Stripe s, long[] used) {
+        if (s.tryLock()) {
+            if (s.spare == null) {
+                s.spare = used;
+            }
+            s.unlock();
         }
     }
 
@@ -107,12 +137,13 @@ final class ReleaseLists {
                 long[] taken = s.refs;
                 int count = s.count;
                 if (count > 0) {
-                    s.refs = new long[batchSize];
+                    s.refs = freshBatch(s);
                     s.count = 0;
                 }
                 s.unlock();
                 if (count > 0) {
                     sink.reclaim(taken, count);
+                    recycle(s, taken);
                 }
             }
         }
