@@ -475,11 +475,7 @@ final class ChunkMap<K, V> {
     /** {@code key} serialized on the heap (for bounds and range checks). */
     Key keyOf(K key) {
         Objects.requireNonNull(key, "key");
-        int size = io.grove.internal.view.SliceWriter.sizeOf(keySerializer, key);
-        byte[] bytes = new byte[size];
-        java.lang.foreign.MemorySegment segment = java.lang.foreign.MemorySegment.ofArray(bytes);
-        io.grove.internal.view.SliceWriter.writeInto(keySerializer, key, size, new SegmentView(), segment, 0);
-        return new Key(segment, size);
+        return Key.of(keySerializer, key);
     }
 
     /** Deserializes a key from heap bytes. */

@@ -10,6 +10,15 @@ import java.lang.foreign.MemorySegment;
  */
 record Key(MemorySegment segment, int length) {
 
+    /** {@code key} serialized by {@code serializer} (a serializer that lies about its size throws). */
+    static <K> Key of(io.grove.serial.Serializer<K> serializer, K key) {
+        int size = io.grove.internal.view.SliceWriter.sizeOf(serializer, key);
+        MemorySegment segment = MemorySegment.ofArray(new byte[size]);
+        io.grove.internal.view.SliceWriter.writeInto(serializer, key, size, new io.grove.internal.view.SegmentView(),
+                segment, 0);
+        return new Key(segment, size);
+    }
+
     static Key copyOf(MemorySegment source, long offset, int length) {
         byte[] bytes = new byte[length];
         MemorySegment.copy(source, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, bytes, 0, length);

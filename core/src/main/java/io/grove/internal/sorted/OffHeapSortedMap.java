@@ -55,15 +55,7 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     private record SerializedOrder<K>(Serializer<K> serializer) implements Comparator<K> {
         @Override
         public int compare(K a, K b) {
-            return java.util.Arrays.compareUnsigned(bytes(a), bytes(b));
-        }
-
-        private byte[] bytes(K key) {
-            int size = io.grove.internal.view.SliceWriter.sizeOf(serializer, key);
-            byte[] bytes = new byte[size];
-            io.grove.internal.view.SliceWriter.writeInto(serializer, key, size, new io.grove.internal.view.SegmentView(),
-                    java.lang.foreign.MemorySegment.ofArray(bytes), 0);
-            return bytes;
+            return KeyOrder.BYTES.compare(Key.of(serializer, a), Key.of(serializer, b));
         }
     }
 }
