@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -22,8 +23,20 @@ import java.lang.foreign.ValueLayout;
  * order: the chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk
  * shows its range as it was when it froze, and a cursor only reaches a chunk the index held, which happened
  * before the new chunks could change).
+ *
+ * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and
+ * value before looking at the next waits for each cache miss in turn. The cursor therefore reads the list
+ * {@value #AHEAD} entries at a time (ascending: the next entries into {@link #queue}; descending: up to
+ * {@value #AHEAD} prefix segments at once onto the stack) and touches each queued entry's key and value slice
+ * ({@link #touch}), so their misses overlap. Reading links ahead is as safe as reading them one by one: entries
+ * are never unlinked from a chunk, so an entry seen in the list stays there, in order, until the chunk is replaced
+ * (which the cursor checks per entry as before); an entry linked behind the read position meanwhile is missed,
+ * as it could be by a scan that had already passed it.
  */
 final class Cursor {
+    /** How many entries (ascending) or prefix segments (descending) the cursor reads ahead. */
+    private static final int AHEAD = 16;
+
     private final Keys keys;
     private final ChunkIndex index;
     private final Values<?> values;
@@ -46,12 +59,21 @@ final class Cursor {
     private MemorySegment candidateKeySegment = MemorySegment.ofArray(candidateKey);
     private int candidateKeyLength;
 
-    // descending state: the prefix segment being walked and the stack of its entries
-    private int segment;
-    private int[] stack = new int[16];
+    // ascending look-ahead: the entries read after `queuedTail`, from queue[queueHead] to queue[queueSize - 1]
+    private final int[] queue = new int[AHEAD];
+    private int queueHead;
+    private int queueSize;
+    private int queuedTail;
+
+    // descending state: the lowest prefix segment pushed so far and the stack of entries still to emit
+    private int filledFrom;
+    private int[] stack = new int[4 * AHEAD];
     private int depth;
     private Key segmentBound;
     private boolean segmentInclusive;
+
+    /** What {@link #touch} read, kept so that its reads are not optimized away. */
+    private long touched;
 
     Cursor(Keys keys, ChunkIndex index, Values<?> values, boolean descending, Key lo, boolean loInclusive, Key hi,
             boolean hiInclusive) {
@@ -75,7 +97,7 @@ final class Cursor {
             started = true;
             next = descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
         } else {
-            next = descending ? pop() : chunk.next(entry);
+            next = following();
         }
         while (true) {
             if (next == Chunk.NONE) {
@@ -120,7 +142,7 @@ final class Cursor {
                 continue;
             }
             if (!present) {
-                next = descending ? pop() : chunk.next(next);
+                next = following();
                 continue;
             }
             copyKey(keyRef, keyLength);
@@ -160,55 +182,110 @@ final class Cursor {
                 e = Chunk.successorOf(chunk.window(keys, bound.segment(), bound.length(), !inclusive));
             }
             if (!chunk.isReplaced()) {
+                queueHead = 0;
+                queueSize = 0;
+                queuedTail = e;
                 return e;
             }
         }
     }
 
+    /** The entry after the last one returned, in scan order; {@link Chunk#NONE} at the chunk's end. */
+    private int following() {
+        return descending ? pop() : dequeue();
+    }
+
+    private int dequeue() {
+        if (queueHead == queueSize) {
+            queueHead = 0;
+            queueSize = 0;
+            for (int e = chunk.next(queuedTail); e != Chunk.NONE; e = chunk.next(e)) {
+                queue[queueSize++] = e;
+                touch(e);
+                if (queueSize == AHEAD) {
+                    break;
+                }
+            }
+            if (queueSize == 0) {
+                return Chunk.NONE;
+            }
+            queuedTail = queue[queueSize - 1];
+        }
+        return queue[queueHead++];
+    }
+
     private int startDescending(Key bound, boolean inclusive) {
         while (true) {
+            int top;
             if (bound == null) {
                 chunk = index.last();
-                segment = chunk.sortedCount - 1;
+                top = chunk.sortedCount - 1;
             } else {
                 chunk = inclusive ? index.locate(keys, bound.segment(), bound.length())
                         : index.locateBelow(keys, bound.segment(), bound.length());
-                segment = chunk.lastSortedBelow(keys, bound.segment(), bound.length(), inclusive);
+                top = chunk.lastSortedBelow(keys, bound.segment(), bound.length(), inclusive);
             }
             segmentBound = bound;
             segmentInclusive = inclusive;
-            fillSegment();
+            fillSegments(top);
             if (!chunk.isReplaced()) {
                 return pop();
             }
         }
     }
 
-    /** Pushes the entries of the current prefix segment that are inside the segment bound. */
-    private void fillSegment() {
+    /**
+     * Pushes the entries of prefix segments {@code top - AHEAD + 1} (at least -1, the entries before {@code p_0})
+     * to {@code top}; in segment {@code top}, only those inside the segment bound. The segments below {@code top}
+     * hold keys below {@code p_top}, which is inside the bound, so after this first fill the bound is dropped.
+     */
+    private void fillSegments(int top) {
         depth = 0;
-        int stop = segment + 1 < chunk.sortedCount ? segment + 1 : Chunk.NONE;
+        int from = Math.max(top - AHEAD + 1, -1);
+        int stop = top + 1 < chunk.sortedCount ? top + 1 : Chunk.NONE;
         int limit = segmentInclusive ? -1 : 0;
-        for (int e = segment >= 0 ? segment : chunk.first(); e != Chunk.NONE && e != stop; e = chunk.next(e)) {
-            if (segmentBound != null && keys.compare(segmentBound, chunk.keyRef(e), chunk.keyLength(e)) <= limit) {
+        boolean bounded = top < 0 && segmentBound != null;
+        for (int e = from >= 0 ? from : chunk.first(); e != Chunk.NONE && e != stop; e = chunk.next(e)) {
+            if (e == top) {
+                bounded = segmentBound != null;
+            }
+            if (bounded && keys.compare(segmentBound, chunk.keyRef(e), chunk.keyLength(e)) <= limit) {
                 break;
             }
             if (depth == stack.length) {
                 stack = java.util.Arrays.copyOf(stack, depth * 2);
             }
             stack[depth++] = e;
+            touch(e);
         }
+        filledFrom = from;
+        segmentBound = null;
     }
 
     private int pop() {
         while (depth == 0) {
-            if (segment < 0) {
+            if (filledFrom < 0) {
                 return Chunk.NONE;
             }
-            segment--;
-            fillSegment();
+            fillSegments(filledFrom - 1);
         }
         return stack[--depth];
+    }
+
+    /**
+     * Reads a word of entry {@code e}'s key and of its value, to start their cache misses now; the words are only
+     * folded into {@link #touched}. A reference the entry no longer deserves (a value replaced meanwhile) reads
+     * bytes of a block that stays allocated while the map is open, and nothing depends on them.
+     */
+    private void touch(int e) {
+        long keyRef = chunk.keyRef(e);
+        long valueRef = chunk.valueRef(e);
+        Pool pool = keys.pool;
+        long read = pool.segment(keyRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(keyRef));
+        if (valueRef != 0) {
+            read ^= pool.segment(valueRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(valueRef));
+        }
+        touched ^= read;
     }
 
     private boolean above(Key bound, boolean inclusive, long keyRef, int keyLength) {
