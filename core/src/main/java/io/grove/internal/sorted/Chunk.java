@@ -182,7 +182,12 @@ final class Chunk {
 
     /** The entry with the probe's key, or {@link #NONE}. */
     int find(Keys keys, MemorySegment probe, int length) {
-        int candidate = successorOf(window(keys, probe, length, false));
+        return holding(keys, probe, length, window(keys, probe, length, false));
+    }
+
+    /** The entry with the probe's key given the probe's (exclusive) {@link #window}, or {@link #NONE}. */
+    int holding(Keys keys, MemorySegment probe, int length, long window) {
+        int candidate = successorOf(window);
         if (candidate != NONE && keys.compare(probe, length, keyRef(candidate), keyLength(candidate)) == 0) {
             return candidate;
         }
@@ -213,11 +218,16 @@ final class Chunk {
     /**
      * Links the allocated entry {@code e}, whose key is the probe, into the list (Oak's entriesLLputIfAbsent):
      * returns {@code e}, or the entry already holding that key (then {@code e} stays unlinked). Must run inside a
-     * published operation.
+     * published operation. {@code window} is the probe's exclusive window from a search of this chunk that the
+     * caller knows valid (this chunk was not replaced after it); the first attempt links there, later ones search
+     * again. An old window is still a window: entries are never unlinked and keys never change, so only entries
+     * inserted between its two ends since can make the CAS fail.
      */
-    int link(Keys keys, MemorySegment probe, int length, int e) {
-        while (true) {
-            long window = window(keys, probe, length, false);
+    int link(Keys keys, MemorySegment probe, int length, int e, long window) {
+        for (boolean first = true; ; first = false) {
+            if (!first) {
+                window = window(keys, probe, length, false);
+            }
             int pred = predecessorOf(window);
             int succ = successorOf(window);
             if (succ != NONE && keys.compare(probe, length, keyRef(succ), keyLength(succ)) == 0) {

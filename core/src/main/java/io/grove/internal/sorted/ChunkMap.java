@@ -31,7 +31,9 @@ import java.util.function.Function;
  *
  * <p>Updates: (1) make the new value's slice, outside any publish (serializers are user code); (2) locate the
  * chunk and publish (a frozen chunk: wait for its rebalance and retry); (3) find the entry, or allocate and link
- * one (a full chunk: unpublish, rebalance, retry); (4) if the entry's value is 0, CAS it to the new value
+ * one (a full chunk: unpublish, rebalance, retry); a put-if-absent that already searched the chunk unpublished,
+ * to see whether the key was present, publishes in that chunk and reuses its search if the chunk is still active
+ * (Scratch#searched); (4) if the entry's value is 0, CAS it to the new value
  * (linearization point of an insertion); otherwise lock the value, decide, and either unlock (no change) or CAS
  * the entry to the new value or to 0 and retire the old value (linearization point: the CAS; no other thread can
  * change the entry meanwhile, since that needs the same lock); (5) unpublish, and compact the chunk if removals
@@ -127,10 +129,13 @@ final class ChunkMap<K, V> {
     long valueRefOf(Scratch s) {
         while (true) {
             Chunk c = index.locate(keys, s.key(), s.keyLength());
-            int e = c.find(keys, s.key(), s.keyLength());
+            long window = c.window(keys, s.key(), s.keyLength(), false);
+            int e = c.holding(keys, s.key(), s.keyLength(), window);
             if (c.isReplaced()) {
                 continue;
             }
+            s.searched = c;
+            s.searchedWindow = window;
             if (e == Chunk.NONE) {
                 return 0;
             }
@@ -271,17 +276,24 @@ final class ChunkMap<K, V> {
      * (published in {@code s.chunk}), or {@link Chunk#NONE} if absent and not created (nothing published).
      */
     private int enter(Scratch s, boolean create) {
+        Chunk searched = create ? s.searched : null;
+        s.searched = null;
         while (true) {
-            Chunk c = index.locate(keys, s.key(), s.keyLength());
+            // A chunk this operation searched and that is still active is the probe's chunk (an active chunk is
+            // in the index), and the window found there is still valid (Chunk.link): no need to search again.
+            boolean reuse = searched != null;
+            Chunk c = reuse ? searched : index.locate(keys, s.key(), s.keyLength());
+            searched = null;
             if (!c.publish()) {
                 Rebalancer.awaitReplaced(c);
                 continue;
             }
             int e;
             try {
-                e = c.find(keys, s.key(), s.keyLength());
+                long window = reuse ? s.searchedWindow : c.window(keys, s.key(), s.keyLength(), false);
+                e = c.holding(keys, s.key(), s.keyLength(), window);
                 if (e == Chunk.NONE && create) {
-                    e = insertEntry(s, c);
+                    e = insertEntry(s, c, window);
                     if (e == Chunk.NONE) {
                         c.unpublish();
                         rebalancer.rebalance(c);
@@ -301,8 +313,11 @@ final class ChunkMap<K, V> {
         }
     }
 
-    /** Allocates and links an entry for the probe: the entry holding the key, or NONE if the chunk is full. */
-    private int insertEntry(Scratch s, Chunk c) {
+    /**
+     * Allocates and links an entry for the probe, starting from its {@code window} in {@code c}: the entry holding
+     * the key, or NONE if the chunk is full.
+     */
+    private int insertEntry(Scratch s, Chunk c, long window) {
         long keyRef = pool.allocate(s.keyLength());
         java.lang.foreign.MemorySegment.copy(s.key(), 0, pool.segment(keyRef), pool.payloadOffset(keyRef),
                 s.keyLength());
@@ -312,7 +327,7 @@ final class ChunkMap<K, V> {
             if (slot == Chunk.NONE) {
                 return Chunk.NONE;
             }
-            e = c.link(keys, s.key(), s.keyLength(), slot);
+            e = c.link(keys, s.key(), s.keyLength(), slot, window);
             return e;
         } finally {
             if (e == Chunk.NONE || c.keyRef(e) != keyRef) {

@@ -18,6 +18,12 @@ final class Scratch {
     final SliceResizer resizer;
     /** The chunk of the entry the last {@code enter} returned, published in. */
     Chunk chunk;
+    /**
+     * A chunk searched for the probe by this operation, without publishing, and the probe's window found there
+     * (the chunk was not replaced after the search), or {@code null}: lets an insertion skip searching again.
+     */
+    Chunk searched;
+    long searchedWindow;
     final ChunkMap.Outcome outcome = new ChunkMap.Outcome();
     private boolean inUse;
 
@@ -37,15 +43,18 @@ final class Scratch {
     void release() {
         inUse = false;
         chunk = null;
+        searched = null;
     }
 
     /** Serializes {@code key} as the probe. */
     <K> void setKey(Serializer<K> serializer, K key) {
+        searched = null;
         this.key.set(serializer, key);
     }
 
     /** Copies serialized key bytes as the probe. */
     void setKeyBytes(MemorySegment source, int length) {
+        searched = null;
         key.setBytes(source, length);
     }
 
