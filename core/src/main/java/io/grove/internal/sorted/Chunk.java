@@ -10,17 +10,18 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Implementation notes</h2>
  *
- * <p>Entry {@code e} is three longs of {@link #entries} from {@code 3e}: the key's reference, the value's
- * reference (0: no value, written by CAS), and a link word holding the key's length (high 32 bits) and the next
- * entry plus one (low 32 bits; 0 ends the list). Entries form a singly linked list sorted by key, with no key
+ * <p>Entry {@code e} is four longs of {@link #entries} from {@code 4e}: the key's reference, the value's
+ * reference (0: no value, written by CAS), a link word holding the key's length (high 32 bits) and the next
+ * entry plus one (low 32 bits; 0 ends the list), and the key's {@link Keys#prefix}, which lets searches compare
+ * most keys without reading them off heap. Entries form a singly linked list sorted by key, with no key
  * twice. A chunk made by a rebalance holds its entries in array order, linked in that order: the sorted prefix
  * {@code [0, sortedCount)}, searched by binary search. Later entries are taken from {@link #allocated} by a
  * fetch-and-add and linked into the list by a CAS on their predecessor's link (or {@link #head}), so a search
  * binary-searches the prefix and walks the list from there. Entries are never unlinked: a removed key keeps its
  * entry with value 0 until the next rebalance drops it.
  *
- * <p>Invariants: (I1) the list is sorted and duplicate-free; (I2) an entry's key reference and length are
- * written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
+ * <p>Invariants: (I1) the list is sorted and duplicate-free; (I2) an entry's key reference, length and prefix
+ * are written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
  * (I3) while {@link #state} is {@link #ACTIVE} entries change only inside a {@link #publish}ed operation; a
  * rebalancer freezes the chunk ({@link #freeze}) and waits until no operation is published, after which the list
  * and every entry's value reference are fixed; (I4) a key slice of an entry whose value is 0 when the chunk is
@@ -40,7 +41,8 @@ final class Chunk {
     private static final int KEY = 0;
     private static final int VALUE = 1;
     private static final int LINK = 2;
-    private static final int STRIDE = 3;
+    private static final int PREFIX = 3;
+    private static final int STRIDE = 4;
     private static final long NEXT_MASK = 0xFFFF_FFFFL;
 
     private static final VarHandle ENTRIES = MethodHandles.arrayElementVarHandle(long[].class);
@@ -83,11 +85,12 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile int dead;
 
     /**
-     * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from the given key and
-     * value references and lengths (sorted, all with values), linked in array order.
+     * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
+     * the given key references, lengths and prefixes and value references (sorted, all with values), linked in
+     * array order.
      */
-    Chunk(Key minKey, Key upperKey, int capacity, long[] keyRefs, int[] keyLengths, long[] valueRefs, int from,
-            int count) {
+    Chunk(Key minKey, Key upperKey, int capacity, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
+            long[] valueRefs, int from, int count) {
         this.minKey = minKey;
         this.upperKey = upperKey;
         this.capacity = capacity;
@@ -98,6 +101,7 @@ final class Chunk {
             entries[b + KEY] = keyRefs[from + i];
             entries[b + VALUE] = valueRefs[from + i];
             entries[b + LINK] = ((long) keyLengths[from + i] << 32) | (i + 1 < count ? i + 2 : 0);
+            entries[b + PREFIX] = keyPrefixes[from + i];
         }
         this.allocated = count;
         this.head = count > 0 ? 1 : 0;
@@ -113,6 +117,10 @@ final class Chunk {
 
     int keyLength(int e) {
         return (int) (entries[e * STRIDE + LINK] >>> 32);
+    }
+
+    long keyPrefix(int e) {
+        return entries[e * STRIDE + PREFIX];
     }
 
     long valueRef(int e) {
@@ -136,7 +144,7 @@ final class Chunk {
     /**
      * Takes a free entry and writes its key (not yet linked): the entry, or {@link #NONE} if the chunk is full.
      */
-    int allocate(long keyRef, int keyLength) {
+    int allocate(long keyRef, int keyLength, long keyPrefix) {
         if ((int) ALLOCATED.getVolatile(this) >= capacity) {
             return NONE;
         }
@@ -146,6 +154,7 @@ final class Chunk {
         }
         entries[e * STRIDE + KEY] = keyRef;
         entries[e * STRIDE + LINK] = (long) keyLength << 32;
+        entries[e * STRIDE + PREFIX] = keyPrefix;
         return e;
     }
 
@@ -159,13 +168,19 @@ final class Chunk {
      */
     long window(Keys keys, MemorySegment probe, int length, boolean inclusive) {
         int limit = inclusive ? -1 : 0; // an entry is before the probe while compare(probe, key) > limit
-        int pred = lastSortedBelow(keys, probe, length, inclusive); // -1 is NONE
+        long prefix = keys.prefix(probe, 0, length);
+        int pred = lastSortedBelow(keys, probe, length, prefix, inclusive); // -1 is NONE
         int next = pred == NONE ? first() : next(pred);
-        while (next != NONE && keys.compare(probe, length, keyRef(next), keyLength(next)) > limit) {
+        while (next != NONE && compare(keys, probe, length, prefix, next) > limit) {
             pred = next;
             next = next(next);
         }
         return window(pred, next);
+    }
+
+    /** Compares the probe, whose prefix is {@code prefix}, with entry {@code e}'s key. */
+    private int compare(Keys keys, MemorySegment probe, int length, long prefix, int e) {
+        return keys.compare(probe, length, prefix, keyRef(e), keyLength(e), keyPrefix(e));
     }
 
     static long window(int pred, int succ) {
@@ -188,7 +203,7 @@ final class Chunk {
     /** The entry with the probe's key given the probe's (exclusive) {@link #window}, or {@link #NONE}. */
     int holding(Keys keys, MemorySegment probe, int length, long window) {
         int candidate = successorOf(window);
-        if (candidate != NONE && keys.compare(probe, length, keyRef(candidate), keyLength(candidate)) == 0) {
+        if (candidate != NONE && compare(keys, probe, length, keys.prefix(probe, 0, length), candidate) == 0) {
             return candidate;
         }
         return NONE;
@@ -199,13 +214,17 @@ final class Chunk {
      * where a descending walk starts (Oak §4.2).
      */
     int lastSortedBelow(Keys keys, MemorySegment probe, int length, boolean inclusive) {
+        return lastSortedBelow(keys, probe, length, keys.prefix(probe, 0, length), inclusive);
+    }
+
+    private int lastSortedBelow(Keys keys, MemorySegment probe, int length, long prefix, boolean inclusive) {
         int limit = inclusive ? -1 : 0;
         int lo = 0;
         int hi = sortedCount - 1;
         int found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (keys.compare(probe, length, keyRef(mid), keyLength(mid)) > limit) {
+            if (compare(keys, probe, length, prefix, mid) > limit) {
                 found = mid;
                 lo = mid + 1;
             } else {
@@ -230,7 +249,7 @@ final class Chunk {
             }
             int pred = predecessorOf(window);
             int succ = successorOf(window);
-            if (succ != NONE && keys.compare(probe, length, keyRef(succ), keyLength(succ)) == 0) {
+            if (holding(keys, probe, length, window) != NONE) {
                 return succ;
             }
             int b = e * STRIDE + LINK;

@@ -82,7 +82,8 @@ final class ChunkMap<K, V> {
         this.values = new Values<>(pool, valueSerializer);
         this.keys = new Keys(pool, order);
         this.chunkSize = chunkSize;
-        this.index = new ChunkIndex(new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], 0, 0));
+        this.index = new ChunkIndex(
+                new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], new long[0], 0, 0));
         this.rebalancer = new Rebalancer(index, keys, pool, chunkSize);
         this.scratch = ThreadLocal.withInitial(() -> new Scratch(values));
     }
@@ -323,7 +324,7 @@ final class ChunkMap<K, V> {
                 s.keyLength());
         int e = Chunk.NONE;
         try {
-            int slot = c.allocate(keyRef, s.keyLength());
+            int slot = c.allocate(keyRef, s.keyLength(), keys.prefix(s.key(), 0, s.keyLength()));
             if (slot == Chunk.NONE) {
                 return Chunk.NONE;
             }

@@ -72,6 +72,7 @@ final class Rebalancer {
         int capacity = c.capacity + (d == null ? 0 : d.capacity);
         long[] keyRefs = new long[capacity];
         int[] keyLengths = new int[capacity];
+        long[] keyPrefixes = new long[capacity];
         long[] valueRefs = new long[capacity];
         long[] deadKeys = new long[capacity];
         int live = 0;
@@ -82,13 +83,14 @@ final class Rebalancer {
                 if (value != 0) {
                     keyRefs[live] = chunk.keyRef(e);
                     keyLengths[live] = chunk.keyLength(e);
+                    keyPrefixes[live] = chunk.keyPrefix(e);
                     valueRefs[live++] = value;
                 } else {
                     deadKeys[dead++] = chunk.keyRef(e);
                 }
             }
         }
-        Chunk[] fresh = build(c.minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, valueRefs, live);
+        Chunk[] fresh = build(c.minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes, valueRefs, live);
         index.replace(old, fresh);
         for (Chunk chunk : old) {
             chunk.markReplaced();
@@ -98,7 +100,8 @@ final class Rebalancer {
         }
     }
 
-    private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] valueRefs, int count) {
+    private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, long[] valueRefs,
+            int count) {
         int perChunk = Math.max(1, chunkSize / 2);
         int chunks = Math.max(1, (count + perChunk - 1) / perChunk);
         Chunk[] fresh = new Chunk[chunks];
@@ -107,7 +110,7 @@ final class Rebalancer {
         for (int i = 0; i < chunks; i++) {
             int to = (int) ((long) count * (i + 1) / chunks);
             Key end = i + 1 < chunks ? keys.copy(keyRefs[to], keyLengths[to]) : upper;
-            fresh[i] = new Chunk(lower, end, chunkSize, keyRefs, keyLengths, valueRefs, from, to - from);
+            fresh[i] = new Chunk(lower, end, chunkSize, keyRefs, keyLengths, keyPrefixes, valueRefs, from, to - from);
             lower = end;
             from = to;
         }
