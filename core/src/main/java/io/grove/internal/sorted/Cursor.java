@@ -122,8 +122,7 @@ final class Cursor {
             }
             long keyRef = chunk.keyRef(next);
             int keyLength = chunk.keyLength(next);
-            boolean outside = descending ? below(lo, loInclusive, keyRef, keyLength)
-                    : above(hi, hiInclusive, keyRef, keyLength);
+            boolean outside = descending ? below(lo, loInclusive, next) : above(hi, hiInclusive, next);
             long value = chunk.valueRef(next);
             if (chunk.isReplaced()) {
                 next = relocate();
@@ -243,13 +242,12 @@ final class Cursor {
         depth = 0;
         int from = Math.max(top - AHEAD + 1, -1);
         int stop = top + 1 < chunk.sortedCount ? top + 1 : Chunk.NONE;
-        int limit = segmentInclusive ? -1 : 0;
         boolean bounded = top < 0 && segmentBound != null;
         for (int e = from >= 0 ? from : chunk.first(); e != Chunk.NONE && e != stop; e = chunk.next(e)) {
             if (e == top) {
                 bounded = segmentBound != null;
             }
-            if (bounded && keys.compare(segmentBound, chunk.keyRef(e), chunk.keyLength(e)) <= limit) {
+            if (bounded && above(segmentBound, segmentInclusive, e)) {
                 break;
             }
             if (depth == stack.length) {
@@ -288,19 +286,21 @@ final class Cursor {
         touched ^= read;
     }
 
-    private boolean above(Key bound, boolean inclusive, long keyRef, int keyLength) {
+    /** Whether entry {@code e}'s key is above the bound. */
+    private boolean above(Key bound, boolean inclusive, int e) {
         if (bound == null) {
             return false;
         }
-        int c = keys.compare(bound, keyRef, keyLength); // bound vs key
+        int c = keys.compare(bound, chunk.keyRef(e), chunk.keyLength(e), chunk.keyPrefix(e)); // bound vs key
         return inclusive ? c < 0 : c <= 0;
     }
 
-    private boolean below(Key bound, boolean inclusive, long keyRef, int keyLength) {
+    /** Whether entry {@code e}'s key is below the bound. */
+    private boolean below(Key bound, boolean inclusive, int e) {
         if (bound == null) {
             return false;
         }
-        int c = keys.compare(bound, keyRef, keyLength);
+        int c = keys.compare(bound, chunk.keyRef(e), chunk.keyLength(e), chunk.keyPrefix(e));
         return inclusive ? c > 0 : c >= 0;
     }
 

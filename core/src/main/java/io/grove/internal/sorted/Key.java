@@ -7,8 +7,13 @@ import java.lang.foreign.MemorySegment;
  *
  * @param segment the bytes (a heap segment of exactly {@code length} bytes)
  * @param length the key's length
+ * @param prefix the key's first 8 bytes as {@link Keys#prefix} computes them in the byte order
  */
-record Key(MemorySegment segment, int length) {
+record Key(MemorySegment segment, int length, long prefix) {
+
+    Key(MemorySegment segment, int length) {
+        this(segment, length, Keys.bytePrefix(segment, 0, length));
+    }
 
     /** {@code key} serialized by {@code serializer} (a serializer that lies about its size throws). */
     static <K> Key of(io.grove.serial.Serializer<K> serializer, K key) {

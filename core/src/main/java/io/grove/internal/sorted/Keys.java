@@ -31,9 +31,11 @@ final class Keys {
 
     /** The prefix of the key {@code [offset, offset + length)} of {@code source}; 0 unless in the byte order. */
     long prefix(MemorySegment source, long offset, int length) {
-        if (!prefixed) {
-            return 0;
-        }
+        return prefixed ? bytePrefix(source, offset, length) : 0;
+    }
+
+    /** The first 8 bytes of {@code [offset, offset + length)} of {@code source}, unsigned big-endian, zero-padded. */
+    static long bytePrefix(MemorySegment source, long offset, int length) {
         if (length >= Long.BYTES) {
             return source.get(BIG_ENDIAN_LONG, offset);
         }
@@ -65,8 +67,9 @@ final class Keys {
         return order.compare(probe, 0, length, pool.segment(keyRef), pool.payloadOffset(keyRef), keyLength);
     }
 
-    int compare(Key probe, long keyRef, int keyLength) {
-        return compare(probe.segment(), probe.length(), keyRef, keyLength);
+    /** Compares a heap key with the stored key {@code keyRef} whose {@link #prefix} is {@code keyPrefix}. */
+    int compare(Key probe, long keyRef, int keyLength, long keyPrefix) {
+        return compare(probe.segment(), probe.length(), prefixed ? probe.prefix() : 0, keyRef, keyLength, keyPrefix);
     }
 
     /** Compares two heap keys; {@code null} stands for minus infinity. */
@@ -81,6 +84,12 @@ final class Keys {
     int compare(MemorySegment probe, int length, Key key) {
         if (key == null) {
             return 1;
+        }
+        if (prefixed) {
+            long probePrefix = bytePrefix(probe, 0, length);
+            if (probePrefix != key.prefix()) {
+                return Long.compareUnsigned(probePrefix, key.prefix());
+            }
         }
         return order.compare(probe, 0, length, key.segment(), 0, key.length());
     }
