@@ -17,7 +17,9 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * ({@code comparator()} then returns a comparator that serializes both keys and compares their bytes). With
  * {@link Builder#comparator}, keys are ordered by that comparator, applied to deserialized keys: every comparison
  * inside the map then deserializes a stored key, which is much slower. Two keys are the same key exactly when
- * they compare equal.
+ * they compare equal. A read that races with a rebalance may hand the key deserializer the bytes of a key removed
+ * meanwhile and already reused: it must then fail (any {@code RuntimeException}, which the map discards before
+ * retrying) or return some key, and must not hang; a deserializer that only reads the bytes it is given does that.
  *
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked

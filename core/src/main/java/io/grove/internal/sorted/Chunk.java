@@ -178,9 +178,34 @@ final class Chunk {
         return window(pred, next);
     }
 
-    /** Compares the probe, whose prefix is {@code prefix}, with entry {@code e}'s key. */
+    /**
+     * Compares the probe, whose prefix is {@code prefix}, with entry {@code e}'s key. A search that did not publish
+     * may read a key slice reused since the chunk was replaced (I4) and hand those bytes to a user comparator's
+     * deserializer, which may throw: if the chunk is replaced, the failure is dropped and -1 returned (the caller
+     * discards what it read from a replaced chunk); if not, the bytes were the key's and the failure is the user's.
+     */
     private int compare(Keys keys, MemorySegment probe, int length, long prefix, int e) {
-        return keys.compare(probe, length, prefix, keyRef(e), keyLength(e), keyPrefix(e));
+        try {
+            return keys.compare(probe, length, prefix, keyRef(e), keyLength(e), keyPrefix(e));
+        } catch (RuntimeException failure) {
+            return answerAfter(failure);
+        }
+    }
+
+    /** Compares the heap key {@code probe} with entry {@code e}'s key; failures as for the probe comparison. */
+    int compare(Keys keys, Key probe, int e) {
+        try {
+            return keys.compare(probe, keyRef(e), keyLength(e), keyPrefix(e));
+        } catch (RuntimeException failure) {
+            return answerAfter(failure);
+        }
+    }
+
+    private int answerAfter(RuntimeException comparisonFailure) {
+        if (isReplaced()) {
+            return -1;
+        }
+        throw comparisonFailure;
     }
 
     static long window(int pred, int succ) {

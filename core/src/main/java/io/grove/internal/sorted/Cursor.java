@@ -291,7 +291,7 @@ final class Cursor {
         if (bound == null) {
             return false;
         }
-        int c = keys.compare(bound, chunk.keyRef(e), chunk.keyLength(e), chunk.keyPrefix(e)); // bound vs key
+        int c = chunk.compare(keys, bound, e); // bound vs key
         return inclusive ? c < 0 : c <= 0;
     }
 
@@ -300,7 +300,7 @@ final class Cursor {
         if (bound == null) {
             return false;
         }
-        int c = keys.compare(bound, chunk.keyRef(e), chunk.keyLength(e), chunk.keyPrefix(e));
+        int c = chunk.compare(keys, bound, e);
         return inclusive ? c > 0 : c >= 0;
     }
 
