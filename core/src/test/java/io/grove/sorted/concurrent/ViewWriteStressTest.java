@@ -305,7 +305,7 @@ class ViewWriteStressTest {
         }
     }
 
-    /** One write through {@code v} by writer {@code writer}: a quarter of them (all, if the range is empty) out of range. */
+    /** One write through {@code v} by writer {@code writer}: a quarter (all, if the range is empty) out of range. */
     private static void write(Shared shared, View v, SplittableRandom r, int writer, long i) {
         long inside = insideSlot(v.bounds(), r);
         long outside = outsideSlot(v.bounds(), r);
