@@ -238,14 +238,16 @@ class MemoryLimitStressTest {
         return p < 6 ? random.nextInt(100) : p < 9 ? 100 + random.nextInt(900) : 1_000 + random.nextInt(5_000);
     }
 
-    /** Puts until {@value #FAILURES} of this writer's puts failed for lack of memory. */
+    /**
+     * Puts until {@value #FAILURES} of this writer's puts failed for lack of memory. The cap on puts is global: a
+     * writer may run alone for a while (virtual threads) and cannot fill the pool by itself.
+     */
     private static void fill(Run r, Owner o, SplittableRandom random, StressRun run) {
-        long maxOps = MAX_FILL_OPS / o.writers + 1_000;
         int failures = 0;
         for (long ops = 0; failures < FAILURES && run.proceed(ops); ops++) {
-            if (ops >= maxOps) {
-                throw new AssertionError("writer " + o.writer + " made " + ops + " puts without reaching the limit "
-                        + failures + " times");
+            if (r.ops().get() >= MAX_FILL_OPS) {
+                throw new AssertionError("the writers made " + r.ops().get() + " puts and writer " + o.writer
+                        + " reached the limit only " + failures + " times");
             }
             int choice = random.nextInt(10);
             int i = choice < 6 || o.count == 0 ? o.newKey() : random.nextInt(o.count);
