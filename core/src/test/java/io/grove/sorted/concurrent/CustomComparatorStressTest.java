@@ -14,8 +14,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -129,51 +127,19 @@ class CustomComparatorStressTest {
             for (int n = 0; n < SLOTS; n += 4) {
                 map.put(key(n, setup), stableValue(n));
             }
-            int writers = Math.max(2, threads.count / 2);
-            int scanners = Math.max(2, threads.count - writers);
             PresenceLedger ledger = new PresenceLedger(SLOTS);
-            AtomicLong writes = new AtomicLong();
-            AtomicLongArray scans = new AtomicLongArray(Kind.values().length);
-            AtomicLong returned = new AtomicLong();
-            AtomicLong acrossRebalance = new AtomicLong();
-            AtomicLong writersLeft = new AtomicLong(writers);
-            long perWriter = TOTAL_WRITES / writers;
             StressRun run = new StressRun();
-            run.workers(threads.factory("cmp-writer"), writers, index -> {
-                SplittableRandom random = new SplittableRandom(seed + index);
-                long i = 0;
-                try {
-                    while (i < perWriter && run.proceed(i)) {
-                        i += write(map, random, i, ledger, run);
-                    }
-                } finally {
-                    writes.addAndGet(i);
-                    writersLeft.decrementAndGet();
-                }
+            ScansDuringWrites<Kind> scans = new ScansDuringWrites<>(run, threads, "cmp", seed, map, Kind.class);
+            scans.writers(TOTAL_WRITES, (writer, random, i) -> write(map, random, i, ledger, run));
+            scans.scanners(MIN_SCANS_PER_SCANNER, (scanner, n, random) -> {
+                Kind kind = scans.cycledKind(scanner, n);
+                return new ScansDuringWrites.Scan<>(kind, () -> scanAndCheck(map, kind, random));
             });
-            run.workers(threads.factory("cmp-scanner"), scanners, index -> {
-                SplittableRandom random = new SplittableRandom(seed + 1000 + index);
-                long n = 0;
-                for (long i = 0; (writersLeft.get() > 0 || n < MIN_SCANS_PER_SCANNER) && run.proceed(i); i++) {
-                    Kind kind = Kind.values()[(int) ((index + n) % Kind.values().length)];
-                    Object[] chunksBefore = Internals.chunks(map);
-                    returned.addAndGet(scanAndCheck(map, kind, random));
-                    if (Internals.chunks(map) != chunksBefore) {
-                        acrossRebalance.incrementAndGet();
-                    }
-                    scans.incrementAndGet(kind.ordinal());
-                    n++;
-                }
-            });
-            run.runAndCheck("custom comparator, " + reproduce, () -> "writes " + writes.get() + ", scans per kind "
-                    + scans + " returning " + returned.get() + " keys, " + acrossRebalance.get()
+            run.runAndCheck("custom comparator, " + reproduce, () -> "writes " + scans.writes + ", scans per kind "
+                    + scans.scansPerKind + " returning " + scans.keysReturned + " keys, " + scans.scansAcrossRebalance
                     + " scans across a rebalance");
-            for (int kind = 0; kind < Kind.values().length; kind++) {
-                if (scans.get(kind) == 0) {
-                    throw new AssertionError("no scan of kind " + Kind.values()[kind] + " ran; " + reproduce);
-                }
-            }
-            if (acrossRebalance.get() == 0) {
+            scans.checkEveryKindScanned(reproduce);
+            if (scans.scansAcrossRebalance.get() == 0) {
                 throw new AssertionError("vacuous run: no scan ran while a rebalance replaced chunks; " + reproduce);
             }
             checkFinalState(map, ledger, reproduce);

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -93,65 +93,30 @@ class ScanStressTest {
             for (long k = 0; k < SLOTS; k += 4) {
                 map.put(k, stableValue(k));
             }
-            int writers = Math.max(2, threads.count / 2);
-            int scanners = Math.max(2, threads.count - writers);
-            AtomicLong writes = new AtomicLong();
-            AtomicLongArray scans = new AtomicLongArray(Kind.values().length);
-            AtomicLong returned = new AtomicLong();
             AtomicLong skipped = new AtomicLong();
-            AtomicLong acrossRebalance = new AtomicLong();
-            AtomicLong writersLeft = new AtomicLong(writers);
-            long perWriter = TOTAL_WRITES / writers;
             StressRun run = new StressRun();
-            run.workers(threads.factory("scan-writer"), writers, index -> {
-                SplittableRandom random = new SplittableRandom(index);
-                long i = 0;
-                try {
-                    while (i < perWriter && run.proceed(i)) {
-                        i += write(map, random, i, run);
-                    }
-                } finally {
-                    writes.addAndGet(i);
-                    writersLeft.decrementAndGet();
-                }
+            ScansDuringWrites<Kind> scans = new ScansDuringWrites<>(run, threads, "scan", 0, map, Kind.class);
+            scans.writers(TOTAL_WRITES, (writer, random, i) -> write(map, random, i, run));
+            scans.scanners(MIN_SCANS_PER_SCANNER, (scanner, n, random) -> {
+                Kind kind = scans.cycledKind(scanner, n);
+                return new ScansDuringWrites.Scan<>(kind, () -> scanAndCheck(map, kind, random, skipped));
             });
-            run.workers(threads.factory("scanner"), scanners, index -> {
-                SplittableRandom random = new SplittableRandom(1000 + index);
-                long n = 0;
-                for (long i = 0; (writersLeft.get() > 0 || n < MIN_SCANS_PER_SCANNER) && run.proceed(i); i++) {
-                    Kind kind = Kind.values()[(int) ((index + n) % Kind.values().length)];
-                    Object[] chunksBefore = Internals.chunks(map);
-                    long[] figures = scanAndCheck(map, kind, random);
-                    if (Internals.chunks(map) != chunksBefore) {
-                        acrossRebalance.incrementAndGet();
-                    }
-                    returned.addAndGet(figures[0]);
-                    skipped.addAndGet(figures[1]);
-                    scans.incrementAndGet(kind.ordinal());
-                    n++;
-                }
-            });
-            run.runAndCheck("scans with " + threads, () -> "writes " + writes.get() + ", scans per kind " + scans
-                    + " returning " + returned.get() + " keys (" + skipped.get() + " zero-copy elements removed"
-                    + " before they were read), " + acrossRebalance.get() + " scans ran across a rebalance, size "
+            String what = "scans with " + threads;
+            run.runAndCheck(what, () -> "writes " + scans.writes + ", scans per kind " + scans.scansPerKind
+                    + " returning " + scans.keysReturned + " keys (" + skipped + " zero-copy elements removed before"
+                    + " they were read), " + scans.scansAcrossRebalance + " scans ran across a rebalance, size "
                     + map.size());
-            long allScans = 0;
-            for (int kind = 0; kind < Kind.values().length; kind++) {
-                allScans += scans.get(kind);
-            }
+            long allScans = IntStream.range(0, Kind.values().length).mapToLong(scans.scansPerKind::get).sum();
+            long acrossRebalance = scans.scansAcrossRebalance.get();
             // Not vacuous if half the scans, or at least MIN_SCANS_ACROSS_REBALANCE of them, overlapped a
             // rebalance: a share alone fails runs whose scans are fast (many scans, each overlapping less), a count
             // alone fails runs on a loaded machine (few scans, nearly all overlapping).
-            if (acrossRebalance.get() * 2 < allScans && acrossRebalance.get() < MIN_SCANS_ACROSS_REBALANCE) {
-                throw new AssertionError("vacuous run: only " + acrossRebalance.get() + " of " + allScans
+            if (acrossRebalance * 2 < allScans && acrossRebalance < MIN_SCANS_ACROSS_REBALANCE) {
+                throw new AssertionError("vacuous run: only " + acrossRebalance + " of " + allScans
                         + " scans ran while a rebalance replaced chunks (half or " + MIN_SCANS_ACROSS_REBALANCE
                         + " needed)");
             }
-            for (int kind = 0; kind < Kind.values().length; kind++) {
-                if (scans.get(kind) == 0) {
-                    throw new AssertionError("no scan of kind " + Kind.values()[kind] + " ran");
-                }
-            }
+            scans.checkEveryKindScanned(what);
             for (long k = 0; k < SLOTS; k += 4) {
                 if (!Long.valueOf(stableValue(k)).equals(map.get(k))) {
                     throw new AssertionError("stable key " + k + " changed: " + map.get(k));
@@ -196,8 +161,12 @@ class ScanStressTest {
         return (k << 20) | (i & 0xFFFFF);
     }
 
-    /** Runs one scan of {@code kind} and checks it; returns the keys it returned and the elements it skipped. */
-    private static long[] scanAndCheck(GroveSortedMap<Long, Long> map, Kind kind, SplittableRandom random) {
+    /**
+     * Runs one scan of {@code kind} and checks it; returns the number of keys it returned and adds the zero-copy
+     * elements it skipped as removed to {@code allSkipped}.
+     */
+    private static long scanAndCheck(GroveSortedMap<Long, Long> map, Kind kind, SplittableRandom random,
+            AtomicLong allSkipped) {
         Range range = switch (kind) {
             case SUB_MAP, DESCENDING_SUB_MAP, ZC_SUB_MAP_DESCENDING_ENTRY_STREAM -> {
                 long a = random.nextLong(SLOTS);
@@ -237,7 +206,8 @@ class ScanStressTest {
                     + " stable keys of its range (" + state[2] + " keys in all, " + skipped[0]
                     + " zero-copy elements skipped as removed); the map holds " + missingStable(map, range));
         }
-        return new long[] {state[2], skipped[0]};
+        allSkipped.addAndGet(skipped[0]);
+        return state[2];
     }
 
     private static String missingStable(GroveSortedMap<Long, Long> map, Range range) {

@@ -243,63 +243,35 @@ class ViewWriteStressTest {
             for (long n = 0; n < SLOTS; n += 4) {
                 map.put(n, stableValue(n));
             }
-            int writers = Math.max(2, threads.count / 2);
-            int scanners = Math.max(2, threads.count - writers);
-            Shared shared = new Shared(map, writers, new PresenceLedger(SLOTS), new AtomicLongArray(SLOTS),
-                    new long[SLOTS], new AtomicLongArray(Op.values().length), new AtomicLong());
-            AtomicLong writes = new AtomicLong();
-            AtomicLongArray scans = new AtomicLongArray(ScanKind.values().length);
-            AtomicLong returned = new AtomicLong();
-            AtomicLong acrossRebalance = new AtomicLong();
-            AtomicLong writersLeft = new AtomicLong(writers);
-            long perWriter = TOTAL_WRITES / writers;
             StressRun run = new StressRun();
-            run.workers(threads.factory("view-writer"), writers, index -> {
-                SplittableRandom random = new SplittableRandom(seed + index);
-                long i = 0;
-                try {
-                    for (; i < perWriter && run.proceed(i); i++) {
-                        write(shared, randomView(map, random, random.nextBoolean()), random, index, i);
-                    }
-                } finally {
-                    writes.addAndGet(i);
-                    writersLeft.decrementAndGet();
-                }
+            ScansDuringWrites<ScanKind> scans = new ScansDuringWrites<>(run, threads, "view", seed, map,
+                    ScanKind.class);
+            Shared shared = new Shared(map, scans.writers, new PresenceLedger(SLOTS), new AtomicLongArray(SLOTS),
+                    new long[SLOTS], new AtomicLongArray(Op.values().length), new AtomicLong());
+            scans.writers(TOTAL_WRITES, (writer, random, i) -> {
+                write(shared, randomView(map, random, random.nextBoolean()), random, writer, i);
+                return 1;
             });
-            run.workers(threads.factory("view-scanner"), scanners, index -> {
-                SplittableRandom random = new SplittableRandom(seed + 1000 + index);
-                long n = 0;
-                for (long i = 0; (writersLeft.get() > 0 || n < MIN_SCANS_PER_SCANNER) && run.proceed(i); i++) {
-                    boolean zeroCopy = (n & 1) == 1;
-                    View view = randomView(map, random, zeroCopy);
-                    ScanKind[] kinds = zeroCopy ? ScanKind.ZC : ScanKind.MAP;
-                    ScanKind kind = kinds[random.nextInt(kinds.length)];
-                    Object[] chunksBefore = Internals.chunks(map);
-                    returned.addAndGet(scanAndCheck(shared, view, kind));
-                    if (Internals.chunks(map) != chunksBefore) {
-                        acrossRebalance.incrementAndGet();
-                    }
-                    scans.incrementAndGet(kind.ordinal());
-                    n++;
-                }
+            scans.scanners(MIN_SCANS_PER_SCANNER, (scanner, n, random) -> {
+                boolean zeroCopy = (n & 1) == 1;
+                View view = randomView(map, random, zeroCopy);
+                ScanKind[] kinds = zeroCopy ? ScanKind.ZC : ScanKind.MAP;
+                ScanKind kind = kinds[random.nextInt(kinds.length)];
+                return new ScansDuringWrites.Scan<>(kind, () -> scanAndCheck(shared, view, kind));
             });
-            run.runAndCheck("view writes, " + reproduce, () -> "writes " + writes.get() + " (in range, per "
+            run.runAndCheck("view writes, " + reproduce, () -> "writes " + scans.writes + " (in range, per "
                     + "operation " + shared.opsInRange() + "; out of range " + shared.outOfRange().get()
-                    + "), scans per kind " + scans + " returning " + returned.get() + " keys, "
-                    + acrossRebalance.get() + " scans across a rebalance");
-            for (ScanKind kind : ScanKind.values()) {
-                if (scans.get(kind.ordinal()) == 0) {
-                    throw new AssertionError("no scan of kind " + kind + " ran; " + reproduce);
-                }
-            }
+                    + "), scans per kind " + scans.scansPerKind + " returning " + scans.keysReturned + " keys, "
+                    + scans.scansAcrossRebalance + " scans across a rebalance");
+            scans.checkEveryKindScanned(reproduce);
             for (Op op : Op.values()) {
                 if (shared.opsInRange().get(op.ordinal()) == 0) {
                     throw new AssertionError("no in-range " + op + " ran; " + reproduce);
                 }
             }
-            if (shared.outOfRange().get() == 0 || acrossRebalance.get() == 0) {
+            if (shared.outOfRange().get() == 0 || scans.scansAcrossRebalance.get() == 0) {
                 throw new AssertionError("vacuous run: " + shared.outOfRange().get() + " out-of-range writes, "
-                        + acrossRebalance.get() + " scans across a rebalance; " + reproduce);
+                        + scans.scansAcrossRebalance.get() + " scans across a rebalance; " + reproduce);
             }
             checkFinalState(shared, reproduce);
         }
