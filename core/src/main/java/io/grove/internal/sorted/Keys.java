@@ -46,11 +46,6 @@ final class Keys {
         return prefix;
     }
 
-    /** The prefix of the stored key {@code keyRef}. */
-    long prefix(long keyRef, int keyLength) {
-        return prefix(pool.segment(keyRef), pool.payloadOffset(keyRef), keyLength);
-    }
-
     /**
      * Compares the probe {@code [0, length)} of {@code probe}, whose {@link #prefix} is {@code probePrefix}, with
      * the stored key {@code keyRef} whose prefix is {@code keyPrefix}: reads the stored key only on equal prefixes.
