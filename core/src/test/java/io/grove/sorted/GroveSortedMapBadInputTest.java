@@ -1,11 +1,23 @@
 package io.grove.sorted;
 
+import static io.grove.testing.BadInput.assertAnInPlaceUpdateKeepsTheHandle;
+import static io.grove.testing.BadInput.assertEachEndsTheHandle;
+import static io.grove.testing.BadInput.assertIteratorMisuseIsRejected;
+import static io.grove.testing.BadInput.assertLeakedViewsThrowIllegalState;
 import static io.grove.testing.BadInput.assertMessage;
 import static io.grove.testing.BadInput.assertNamesTheSerializer;
 import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
+import static io.grove.testing.BadInput.assertTheLimitIsNamed;
 import static io.grove.testing.BadInput.badKeyCases;
 import static io.grove.testing.BadInput.badValueCases;
+import static io.grove.testing.BadInput.entryEndings;
+import static io.grove.testing.BadInput.expectEachIllegalStateAfterClose;
+import static io.grove.testing.BadInput.expectEachToPropagate;
 import static io.grove.testing.BadInput.fill;
+import static io.grove.testing.BadInput.nullCases;
+import static io.grove.testing.BadInput.throwingFunctionCases;
+import static io.grove.testing.BadInput.tooLargeCases;
+import static io.grove.testing.BadInput.usesAfterClose;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,7 +38,6 @@ import io.grove.serial.Serializers;
 import io.grove.testing.BadInput;
 import io.grove.testing.BadInput.LyingSerializer;
 import io.grove.view.Handle;
-import io.grove.view.ReadView;
 import io.grove.view.WriteView;
 import java.time.Duration;
 import java.util.AbstractMap.SimpleImmutableEntry;
@@ -44,7 +55,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -141,10 +151,7 @@ class GroveSortedMapBadInputTest {
     /** Runs each case, expecting {@code type}, with the map unchanged after each; reports every case that failed. */
     private static void expectEach(Class<? extends Throwable> type, GroveSortedMap<String, String> map,
             Map<String, Executable> cases) {
-        BadInput.expectEach(type, cases, () -> snapshot(map), () -> {
-            map.clear(); // start the next case from the same contents
-            fill(map);
-        });
+        BadInput.expectEach(type, map, cases, () -> snapshot(map));
     }
 
     /** A check that {@code map} is as it is now. */
@@ -159,42 +166,7 @@ class GroveSortedMapBadInputTest {
     void nullKeysValuesBoundsAndFunctionsAreRejectedAndChangeNothing() {
         GroveSortedMap<String, String> map = filledMap();
         ConcurrentNavigableMap<String, String> sub = map.subMap("a", true, "k5", true);
-        BiFunction<String, String, String> f = (k, v) -> "x";
-        Map<String, Executable> cases = new LinkedHashMap<>();
-        cases.put("get(null)", () -> map.get(null));
-        cases.put("getOrDefault(null, d)", () -> map.getOrDefault(null, "d"));
-        cases.put("containsKey(null)", () -> map.containsKey(null));
-        cases.put("containsValue(null)", () -> map.containsValue(null));
-        cases.put("put(null, v)", () -> map.put(null, "v"));
-        cases.put("put(present, null)", () -> map.put("a", null));
-        cases.put("put(absent, null)", () -> map.put("new", null));
-        cases.put("putIfAbsent(null, v)", () -> map.putIfAbsent(null, "v"));
-        cases.put("putIfAbsent(present, null)", () -> map.putIfAbsent("a", null));
-        cases.put("putIfAbsent(absent, null)", () -> map.putIfAbsent("new", null));
-        cases.put("remove(null)", () -> map.remove(null));
-        cases.put("remove(null, v)", () -> map.remove(null, "1"));
-        cases.put("replace(null, v)", () -> map.replace(null, "v"));
-        cases.put("replace(present, null)", () -> map.replace("a", null));
-        cases.put("replace(null, o, n)", () -> map.replace(null, "1", "n"));
-        cases.put("replace(present, null, n)", () -> map.replace("a", null, "n"));
-        cases.put("replace(present, o, null)", () -> map.replace("a", "1", null));
-        cases.put("compute(null, f)", () -> map.compute(null, f));
-        cases.put("compute(present, null)", () -> map.compute("a", null));
-        cases.put("computeIfAbsent(null, f)", () -> map.computeIfAbsent(null, k -> "x"));
-        cases.put("computeIfAbsent(absent, null)", () -> map.computeIfAbsent("new", null));
-        cases.put("computeIfPresent(null, f)", () -> map.computeIfPresent(null, f));
-        cases.put("computeIfPresent(present, null)", () -> map.computeIfPresent("a", null));
-        cases.put("merge(null, v, f)", () -> map.merge(null, "v", (a, b) -> a + b));
-        cases.put("merge(present, null, f)", () -> map.merge("a", null, (a, b) -> a + b));
-        cases.put("merge(absent, null, f)", () -> map.merge("new", null, (a, b) -> a + b));
-        cases.put("merge(present, v, null)", () -> map.merge("a", "v", null));
-        Map<String, String> nullValue = new TreeMap<>();
-        nullValue.put("new", null);
-        cases.put("putAll({new=null})", () -> map.putAll(nullValue));
-        cases.put("putAll(null)", () -> map.putAll(null));
-        cases.put("forEach(null)", () -> map.forEach(null));
-        cases.put("replaceAll(null)", () -> map.replaceAll(null));
-        cases.put("replaceAll(f returning null)", () -> map.replaceAll((k, v) -> null));
+        Map<String, Executable> cases = nullCases(map, map.zc());
         cases.put("floorKey(null)", () -> map.floorKey(null));
         cases.put("ceilingKey(null)", () -> map.ceilingKey(null));
         cases.put("higherKey(null)", () -> map.higherKey(null));
@@ -211,39 +183,15 @@ class GroveSortedMapBadInputTest {
         cases.put("subMap(k, null)", () -> map.subMap("a", null));
         cases.put("subMap(null, true, k, true)", () -> map.subMap(null, true, "k", true));
         cases.put("subMap(k, true, null, true)", () -> map.subMap("a", true, null, true));
-        cases.put("keySet().contains(null)", () -> map.keySet().contains(null));
-        cases.put("keySet().remove(null)", () -> map.keySet().remove(null));
         cases.put("keySet().floor(null)", () -> map.keySet().floor(null));
         cases.put("keySet().headSet(null)", () -> map.keySet().headSet(null));
         cases.put("values().contains(null)", () -> map.values().contains(null));
-        cases.put("entry.setValue(null)", () -> map.entrySet().iterator().next().setValue(null));
         cases.put("subMap.put(in range, null)", () -> sub.put("b", null));
         cases.put("subMap.put(null, v)", () -> sub.put(null, "v"));
         cases.put("subMap.get(null)", () -> sub.get(null));
         cases.put("subMap.remove(null)", () -> sub.remove(null));
         cases.put("subMap.headMap(null)", () -> sub.headMap(null));
         cases.put("descendingMap().floorKey(null)", () -> map.descendingMap().floorKey(null));
-        cases.put("zc().get(null)", () -> map.zc().get(null));
-        cases.put("zc().put(null, v)", () -> map.zc().put(null, "v"));
-        cases.put("zc().put(present, null)", () -> map.zc().put("a", null));
-        cases.put("zc().put(absent, null)", () -> map.zc().put("new", null));
-        cases.put("zc().putIfAbsent(null, v)", () -> map.zc().putIfAbsent(null, "v"));
-        cases.put("zc().putIfAbsent(present, null)", () -> map.zc().putIfAbsent("a", null));
-        cases.put("zc().putIfAbsent(absent, null)", () -> map.zc().putIfAbsent("new", null));
-        cases.put("zc().remove(null)", () -> map.zc().remove(null));
-        cases.put("zc().computeIfPresent(null, c)", () -> map.zc().computeIfPresent(null, v -> { }));
-        cases.put("zc().computeIfPresent(present, null)", () -> map.zc().computeIfPresent("a", null));
-        cases.put("zc().computeIfPresent(absent, null)", () -> map.zc().computeIfPresent("new", null));
-        cases.put("zc().putIfAbsentComputeIfPresent(null, v, c)",
-                () -> map.zc().putIfAbsentComputeIfPresent(null, "v", v -> { }));
-        cases.put("zc().putIfAbsentComputeIfPresent(present, null, c)",
-                () -> map.zc().putIfAbsentComputeIfPresent("a", null, v -> { }));
-        cases.put("zc().putIfAbsentComputeIfPresent(absent, null, c)",
-                () -> map.zc().putIfAbsentComputeIfPresent("new", null, v -> { }));
-        cases.put("zc().putIfAbsentComputeIfPresent(present, v, null)",
-                () -> map.zc().putIfAbsentComputeIfPresent("a", "v", null));
-        cases.put("zc().putIfAbsentComputeIfPresent(absent, v, null)",
-                () -> map.zc().putIfAbsentComputeIfPresent("new", "v", null));
         cases.put("zc().subMap(null, true, k, true)", () -> map.zc().subMap(null, true, "k", true));
         cases.put("zc().subMap(k, true, null, true)", () -> map.zc().subMap("a", true, null, true));
         cases.put("zc().headMap(null, true)", () -> map.zc().headMap(null, true));
@@ -345,38 +293,12 @@ class GroveSortedMapBadInputTest {
                 GroveSortedMap.builder(Serializers.strings(), Serializers.strings()).chunkSize(4).pool(pool).build()));
         int max = pool.maxSliceSize();
         String big = "x".repeat(max + 1);
-        Map<String, Executable> cases = new LinkedHashMap<>();
-        cases.put("put(absent)", () -> map.put("new", big));
-        cases.put("put(present)", () -> map.put("a", big));
-        cases.put("putIfAbsent", () -> map.putIfAbsent("new", big));
-        cases.put("replace", () -> map.replace("a", big));
-        cases.put("replace(k, o, n)", () -> map.replace("a", "1", big));
-        cases.put("compute(present)", () -> map.compute("a", (k, v) -> big));
-        cases.put("compute(absent)", () -> map.compute("new", (k, v) -> big));
-        cases.put("computeIfAbsent", () -> map.computeIfAbsent("new", k -> big));
-        cases.put("computeIfPresent", () -> map.computeIfPresent("a", (k, v) -> big));
-        cases.put("merge(present)", () -> map.merge("a", "y", (a, b) -> big));
-        cases.put("merge(absent)", () -> map.merge("new", big, (a, b) -> b));
-        cases.put("entry.setValue", () -> map.entrySet().iterator().next().setValue(big));
-        cases.put("zc().put(absent)", () -> map.zc().put("new", big));
-        cases.put("zc().put(present)", () -> map.zc().put("a", big));
-        cases.put("zc().putIfAbsent", () -> map.zc().putIfAbsent("new", big));
-        cases.put("zc().putIfAbsentComputeIfPresent", () -> map.zc().putIfAbsentComputeIfPresent("new", big,
-                v -> { }));
-        cases.put("zc().computeIfPresent resizing past the limit", () -> map.zc().computeIfPresent("a",
-                v -> v.resize(max + 1)));
+        Map<String, Executable> cases = tooLargeCases(map, map.zc(), big, max);
         cases.put("zc().computeIfPresent resizing to a negative size", () -> map.zc().computeIfPresent("a",
                 v -> v.resize(-1)));
-        cases.put("put(key too large, v)", () -> map.put(big, "v"));
-        cases.put("putIfAbsent(key too large, v)", () -> map.putIfAbsent(big, "v"));
         cases.put("computeIfAbsent(key too large)", () -> map.computeIfAbsent(big, k -> "v"));
-        cases.put("zc().put(key too large, v)", () -> map.zc().put(big, "v"));
         expectEach(IllegalArgumentException.class, map, cases);
-
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> map.put("a", big));
-        assertTrue(e.getMessage().contains(String.valueOf(max)), () -> "the limit is not in the message: " + e);
-        IllegalArgumentException k = assertThrows(IllegalArgumentException.class, () -> map.put(big, "v"));
-        assertTrue(k.getMessage().contains(String.valueOf(max)), () -> "the limit is not in the message: " + k);
+        assertTheLimitIsNamed(map, big, max);
 
         // The largest value is the largest slice less the 8-byte value header (GroveSortedMap's javadoc), and the
         // message says so; a key may take the whole slice. A large key is only looked up, never stored, by the
@@ -516,12 +438,10 @@ class GroveSortedMapBadInputTest {
     // ---- after close ---------------------------------------------------------------------------------------
 
     @Test
-    void everyUseAfterCloseThrowsIllegalState() {
+    void everyUseAfterCloseThrowsIllegalState() throws Exception {
         GroveSortedMap<String, String> map = fill(GroveSortedMap.builder(Serializers.strings(),
                 Serializers.strings()).chunkSize(4).build());
         var keys = map.keySet();
-        var values = map.values();
-        var entries = map.entrySet();
         var descending = map.descendingMap();
         var sub = map.subMap("a", true, "k5", true);
         var head = map.headMap("k5");
@@ -529,36 +449,8 @@ class GroveSortedMapBadInputTest {
         var zc = map.zc();
         var zcSub = map.zc().subMap("a", true, "k5", true);
         var zcDescending = map.zc().descendingMap();
-        Iterator<String> keyIterator = map.keySet().iterator();
         Iterator<Map.Entry<String, String>> subIterator = sub.entrySet().iterator();
-        Handle handle = map.zc().get("a");
-        map.close();
-        map.close(); // idempotent
-        BiFunction<String, String, String> f = (k, v) -> "x";
-        Map<String, Executable> cases = new LinkedHashMap<>();
-        cases.put("get", () -> map.get("a"));
-        cases.put("getOrDefault", () -> map.getOrDefault("a", "d"));
-        cases.put("containsKey", () -> map.containsKey("a"));
-        cases.put("containsValue", () -> map.containsValue("1"));
-        cases.put("put", () -> map.put("a", "2"));
-        cases.put("putIfAbsent", () -> map.putIfAbsent("new", "2"));
-        cases.put("remove(k)", () -> map.remove("a"));
-        cases.put("remove(k, v)", () -> map.remove("a", "1"));
-        cases.put("replace(k, v)", () -> map.replace("a", "2"));
-        cases.put("replace(k, o, n)", () -> map.replace("a", "1", "2"));
-        cases.put("compute", () -> map.compute("a", f));
-        cases.put("computeIfAbsent", () -> map.computeIfAbsent("new", k -> "x"));
-        cases.put("computeIfPresent", () -> map.computeIfPresent("a", f));
-        cases.put("merge", () -> map.merge("a", "2", (a, b) -> a + b));
-        cases.put("putAll", () -> map.putAll(Map.of("new", "2")));
-        cases.put("replaceAll", () -> map.replaceAll(f));
-        cases.put("forEach", () -> map.forEach((k, v) -> { }));
-        cases.put("size", map::size);
-        cases.put("isEmpty", map::isEmpty);
-        cases.put("clear", map::clear);
-        cases.put("hashCode", map::hashCode);
-        cases.put("toString", map::toString);
-        cases.put("equals(other map)", () -> map.equals(Map.of("a", "1")));
+        Map<String, Executable> cases = usesAfterClose(map, zc, map);
         cases.put("firstKey", map::firstKey);
         cases.put("lastKey", map::lastKey);
         cases.put("firstEntry", map::firstEntry);
@@ -569,24 +461,8 @@ class GroveSortedMapBadInputTest {
         cases.put("ceilingEntry", () -> map.ceilingEntry("b"));
         cases.put("higherKey", () -> map.higherKey("b"));
         cases.put("lowerEntry", () -> map.lowerEntry("b"));
-        cases.put("keySet().size", keys::size);
-        cases.put("keySet().isEmpty", keys::isEmpty);
-        cases.put("keySet().contains", () -> keys.contains("a"));
-        cases.put("keySet().remove", () -> keys.remove("a"));
-        cases.put("keySet().iterator", keys::iterator);
-        cases.put("keySet().toArray", keys::toArray);
         cases.put("keySet().first", keys::first);
         cases.put("keySet().pollFirst", keys::pollFirst);
-        cases.put("keySet().clear", keys::clear);
-        cases.put("values().size", values::size);
-        cases.put("values().contains", () -> values.contains("1"));
-        cases.put("values().remove", () -> values.remove("1"));
-        cases.put("values().iterator", values::iterator);
-        cases.put("entrySet().size", entries::size);
-        cases.put("entrySet().contains", () -> entries.contains(new SimpleImmutableEntry<>("a", "1")));
-        cases.put("entrySet().remove", () -> entries.remove(new SimpleImmutableEntry<>("a", "1")));
-        cases.put("entrySet().iterator", entries::iterator);
-        cases.put("entrySet().stream().count", () -> entries.stream().count());
         cases.put("descendingMap().get", () -> descending.get("a"));
         cases.put("descendingMap().firstKey", descending::firstKey);
         cases.put("descendingMap().put", () -> descending.put("a", "2"));
@@ -601,15 +477,7 @@ class GroveSortedMapBadInputTest {
         cases.put("subMap.keySet().iterator", () -> sub.keySet().iterator());
         cases.put("headMap.lastEntry", head::lastEntry);
         cases.put("headMap.clear", head::clear);
-        cases.put("iterator made before close: hasNext", keyIterator::hasNext);
         cases.put("sub map iterator made before close: hasNext", subIterator::hasNext);
-        cases.put("zc made before close: get", () -> zc.get("a"));
-        cases.put("zc made before close: put", () -> zc.put("a", "2"));
-        cases.put("zc made before close: putIfAbsent", () -> zc.putIfAbsent("new", "2"));
-        cases.put("zc made before close: remove", () -> zc.remove("a"));
-        cases.put("zc made before close: computeIfPresent", () -> zc.computeIfPresent("a", v -> { }));
-        cases.put("zc made before close: putIfAbsentComputeIfPresent",
-                () -> zc.putIfAbsentComputeIfPresent("a", "2", v -> { }));
         cases.put("zc made before close: keySet().iterator", () -> zc.keySet().iterator());
         cases.put("zc made before close: values().iterator", () -> zc.values().iterator());
         cases.put("zc made before close: entrySet().iterator", () -> zc.entrySet().iterator());
@@ -621,24 +489,7 @@ class GroveSortedMapBadInputTest {
         cases.put("zc descending map made before close: put", () -> zcDescending.put("a", "2"));
         cases.put("zc descending map made before close: valueStream().count",
                 () -> zcDescending.valueStream().count());
-        cases.put("handle made before close: getByte", () -> handle.getByte(0));
-        cases.put("handle made before close: read", () -> handle.read(v -> v.getByte(0)));
-        cases.put("handle made before close: toByteArray", handle::toByteArray);
-        List<String> failures = new ArrayList<>();
-        for (Map.Entry<String, Executable> c : cases.entrySet()) {
-            try {
-                c.getValue().execute();
-                failures.add(c.getKey() + ": no exception");
-            } catch (IllegalStateException expected) {
-                // fine
-            } catch (Throwable t) {
-                failures.add(c.getKey() + ": " + t);
-            }
-        }
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases.size() + " uses after close() did not throw "
-                    + "IllegalStateException:\n" + String.join("\n", failures));
-        }
+        expectEachIllegalStateAfterClose(cases);
     }
 
     @Test
@@ -674,39 +525,11 @@ class GroveSortedMapBadInputTest {
     @Test
     void aHandleWhoseEntryWasRemovedOrReplacedThrowsConcurrentModification() {
         GroveSortedMap<String, String> map = filledMap();
-        Map<String, java.util.function.Consumer<String>> endings = new LinkedHashMap<>();
-        endings.put("remove", map::remove);
-        endings.put("remove(k, v)", k -> map.remove(k, map.get(k)));
-        endings.put("zc().remove", k -> map.zc().remove(k));
-        endings.put("put of another value", k -> map.put(k, "other"));
-        endings.put("replace", k -> map.replace(k, "other"));
-        endings.put("compute", k -> map.compute(k, (kk, v) -> v + "!"));
-        endings.put("compute to null", k -> map.compute(k, (kk, v) -> null));
-        endings.put("merge", k -> map.merge(k, "x", String::concat));
+        Map<String, Consumer<String>> endings = entryEndings(map, map.zc());
         endings.put("pollFirstEntry of a sub map", k -> map.tailMap(k, true).pollFirstEntry());
-        endings.put("iterator.remove", k -> map.keySet().removeIf(k::equals));
         endings.put("descending iterator.remove", k -> map.descendingKeySet().removeIf(k::equals));
         endings.put("sub map remove", k -> map.subMap(k, true, k, true).remove(k));
-        endings.put("clear", k -> map.clear());
-        endings.put("zc().put", k -> map.zc().put(k, "other"));
-        int n = 0;
-        for (Map.Entry<String, java.util.function.Consumer<String>> ending : endings.entrySet()) {
-            String key = "handle" + n++;
-            map.put(key, "value-" + key);
-            Handle handle = map.zc().get(key);
-            assertTrue(handle.isValid());
-            assertEquals("value-" + key, Serializers.strings().read(handle));
-            ending.getValue().accept(key);
-            String what = "a handle after " + ending.getKey();
-            assertFalse(handle.isValid(), what);
-            assertThrows(ConcurrentModificationException.class, () -> handle.getByte(0), what);
-            assertThrows(ConcurrentModificationException.class, () -> handle.getLong(0), what);
-            assertThrows(ConcurrentModificationException.class, handle::toByteArray, what);
-            assertThrows(ConcurrentModificationException.class, () -> handle.copyTo(0, new byte[1], 0, 1), what);
-            assertThrows(ConcurrentModificationException.class, () -> handle.read(Serializers.strings()::read), what);
-            assertThrows(ConcurrentModificationException.class, () -> Serializers.strings().read(handle), what);
-            fill(map);
-        }
+        assertEachEndsTheHandle(map, map.zc(), endings);
         // The memory of a removed value is reused by later entries (and chunks are rebalanced): the stale handle
         // still refuses to read.
         map.put("reused", "value-reused");
@@ -719,12 +542,7 @@ class GroveSortedMapBadInputTest {
             }
         }
         assertThrows(ConcurrentModificationException.class, () -> Serializers.strings().read(stale));
-        // An in-place update of the same size keeps the handle valid, and it sees the new bytes.
-        map.put("inplace", "abc");
-        Handle kept = map.zc().get("inplace");
-        assertTrue(map.zc().computeIfPresent("inplace", v -> v.putByte(0, (byte) 'x')));
-        assertTrue(kept.isValid());
-        assertEquals("xbc", Serializers.strings().read(kept));
+        assertAnInPlaceUpdateKeepsTheHandle(map, map.zc());
         // Key handles of a scan: a removed key keeps its own bytes until its chunk is compacted (GroveSortedMap's
         // javadoc), then the handle fails.
         Handle keyHandle = map.zc().tailMap("inplace", true).keySet().iterator().next();
@@ -745,20 +563,11 @@ class GroveSortedMapBadInputTest {
     @Test
     void aViewUsedOutsideItsCallbackThrowsIllegalState() {
         GroveSortedMap<String, String> map = filledMap();
-        AtomicReference<WriteView> leakedWrite = new AtomicReference<>();
-        assertTrue(map.zc().computeIfPresent("a", leakedWrite::set));
-        assertThrows(IllegalStateException.class, () -> leakedWrite.get().getByte(0));
-        assertThrows(IllegalStateException.class, () -> leakedWrite.get().putByte(0, (byte) 'z'));
+        assertLeakedViewsThrowIllegalState(map, map.zc());
         AtomicReference<io.grove.view.ResizableView> leakedResizable = new AtomicReference<>();
         assertFalse(map.zc().putIfAbsentComputeIfPresent("a", "2", leakedResizable::set));
         assertThrows(IllegalStateException.class, () -> leakedResizable.get().resize(8));
         assertThrows(IllegalStateException.class, () -> leakedResizable.get().putByte(0, (byte) 'z'));
-        AtomicReference<ReadView> leakedRead = new AtomicReference<>();
-        map.zc().get("a").read(v -> {
-            leakedRead.set(v);
-            return null;
-        });
-        assertThrows(IllegalStateException.class, () -> leakedRead.get().getByte(0));
         AtomicReference<WriteView> leakedFromSubMap = new AtomicReference<>();
         assertTrue(map.zc().subMap("a", true, "b", false).computeIfPresent("a", leakedFromSubMap::set));
         assertThrows(IllegalStateException.class, () -> leakedFromSubMap.get().putByte(0, (byte) 'z'));
@@ -772,45 +581,9 @@ class GroveSortedMapBadInputTest {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
             GroveSortedMap<String, String> map = filledMap();
             RuntimeException boom = new RuntimeException("boom");
-            Map<String, Executable> cases = new LinkedHashMap<>();
-            cases.put("compute(present)", () -> map.compute("a", (k, v) -> { throw boom; }));
-            cases.put("compute(absent)", () -> map.compute("new", (k, v) -> { throw boom; }));
-            cases.put("computeIfAbsent", () -> map.computeIfAbsent("new", k -> { throw boom; }));
-            cases.put("computeIfPresent", () -> map.computeIfPresent("a", (k, v) -> { throw boom; }));
-            cases.put("merge", () -> map.merge("a", "2", (a, b) -> { throw boom; }));
+            Map<String, Executable> cases = throwingFunctionCases(map, map.zc(), boom);
             cases.put("sub map compute", () -> map.headMap("b").compute("a", (k, v) -> { throw boom; }));
-            cases.put("forEach", () -> map.forEach((k, v) -> { throw boom; }));
-            cases.put("keySet().removeIf", () -> map.keySet().removeIf(k -> { throw boom; }));
-            cases.put("zc().computeIfPresent (nothing written)", () -> map.zc().computeIfPresent("a",
-                    v -> { throw boom; }));
-            cases.put("zc().putIfAbsentComputeIfPresent (present, nothing written)",
-                    () -> map.zc().putIfAbsentComputeIfPresent("a", "2", v -> { throw boom; }));
-            List<String> failures = new ArrayList<>();
-            for (Map.Entry<String, Executable> c : cases.entrySet()) {
-                State before = state(map);
-                try {
-                    c.getValue().execute();
-                    failures.add(c.getKey() + ": the exception did not propagate");
-                } catch (Throwable t) {
-                    if (t != boom) {
-                        failures.add(c.getKey() + ": " + t + " instead of the function's exception");
-                    }
-                }
-                try {
-                    assertUnchanged(before, map, c.getKey());
-                } catch (AssertionError e) {
-                    failures.add(e.getMessage());
-                }
-                // The key's lock was released: the same keys can still be read and written.
-                map.put("a", "1");
-                assertEquals("1", map.get("a"));
-                map.remove("new");
-            }
-            assertThrows(AssertionError.class, () -> map.compute("a", (k, v) -> { throw new AssertionError(); }));
-            assertEquals("1", map.put("a", "after error"));
-            if (!failures.isEmpty()) {
-                fail(String.join("\n", failures));
-            }
+            expectEachToPropagate(boom, map, cases, () -> snapshot(map)); // the key's lock is released too
         });
     }
 
@@ -1035,18 +808,7 @@ class GroveSortedMapBadInputTest {
     @Test
     void iteratorMisuseIsRejected() {
         GroveSortedMap<String, String> map = filledMap();
-        Iterator<Map.Entry<String, String>> it = map.entrySet().iterator();
-        assertThrows(IllegalStateException.class, it::remove);
-        Map.Entry<String, String> first = it.next();
-        assertEquals("a", first.getKey());
-        it.remove();
-        assertThrows(IllegalStateException.class, it::remove);
-        assertFalse(map.containsKey(first.getKey()));
-        while (it.hasNext()) {
-            it.next();
-        }
-        assertThrows(NoSuchElementException.class, it::next);
-        assertEquals(20, map.size());
+        assertEquals("a", assertIteratorMisuseIsRejected(map).getKey());
         Iterator<String> descending = map.descendingKeySet().iterator();
         assertEquals("k9", descending.next());
         descending.remove();

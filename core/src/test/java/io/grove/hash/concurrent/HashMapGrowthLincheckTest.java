@@ -71,12 +71,12 @@ public class HashMapGrowthLincheckTest extends HashMapOperations {
     }
 
     @Override
-    long key(int k) {
+    protected long key(int k) {
         return KEYS[k - 1];
     }
 
     @Override
-    Set<Long> fillers() {
+    protected Set<Long> fillers() {
         return FILLER_KEYS;
     }
 

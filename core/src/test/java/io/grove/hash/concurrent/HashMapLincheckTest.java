@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * segment so that scenarios grow it.
  *
  * <p>All maps of a run draw on one pool; each invocation's map is closed when Lincheck makes the next one
- * ({@link HashMapOperations#retirePrevious}), so its slices return to the pool.
+ * ({@link io.grove.testing.SingleKeyOperations#retirePrevious}), so its slices return to the pool.
  */
 public class HashMapLincheckTest extends HashMapOperations {
     private static final MemoryPool POOL = MemoryPool.builder().blockSize(1 << 20).memoryLimit(64L << 20).build();
@@ -38,7 +38,7 @@ public class HashMapLincheckTest extends HashMapOperations {
     }
 
     @Override
-    long key(int k) {
+    protected long key(int k) {
         return k;
     }
 

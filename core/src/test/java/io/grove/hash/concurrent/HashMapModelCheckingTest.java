@@ -62,7 +62,7 @@ public class HashMapModelCheckingTest extends HashMapOperations {
     }
 
     @Override
-    long key(int k) {
+    protected long key(int k) {
         return k;
     }
 

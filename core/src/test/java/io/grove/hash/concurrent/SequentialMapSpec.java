@@ -1,5 +1,6 @@
 package io.grove.hash.concurrent;
 
+import io.grove.testing.SingleKeyOperations;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,10 +13,6 @@ public class SequentialMapSpec {
 
     static Long absentFunction(int k) {
         return 5L * k;
-    }
-
-    static Long presentFunction(Long old) {
-        return old % 2 == 0 ? null : old * 2;
     }
 
     static Long computeFunction(Long old) {
@@ -63,7 +60,7 @@ public class SequentialMapSpec {
     }
 
     public Long computeIfPresent(int k) {
-        return map.computeIfPresent(k, (key, old) -> presentFunction(old));
+        return map.computeIfPresent(k, (key, old) -> SingleKeyOperations.presentFunction(old));
     }
 
     public Long compute(int k) {

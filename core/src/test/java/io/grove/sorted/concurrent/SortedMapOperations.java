@@ -1,23 +1,21 @@
 package io.grove.sorted.concurrent;
 
 import io.grove.GroveSortedMap;
-import io.grove.view.Handle;
-import java.util.ConcurrentModificationException;
+import io.grove.testing.SingleKeyOperations;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 
 /**
- * The single-key operations of {@link GroveSortedMap}, and {@code firstKey}/{@code lastKey} and the navigation
- * methods, as Lincheck sees them, shared by the Lincheck test classes of this package. The sequential
- * specification is {@link SortedMapSpec}.
+ * The single-key operations of {@link GroveSortedMap} (those the hash map shares, {@link SingleKeyOperations},
+ * and the zero-copy insert and remove), and {@code firstKey}/{@code lastKey} and the navigation methods, as
+ * Lincheck sees them, shared by the Lincheck test classes of this package. The sequential specification is
+ * {@link SortedMapSpec}.
  *
- * <p><b>Keys, fillers and chunks.</b> A scenario's keys are chosen by an index 1..3 that {@link #key} maps to 100,
- * 200 and 300. Every map starts with the six {@link #FILLERS} 150, 160, 170, 250, 260, 270, each mapped to itself
+ * <p><b>Keys, fillers and chunks.</b> A scenario's keys are chosen by an index 1..3 that {@link #realKey} maps to
+ * 100, 200 and 300. Every map starts with the six {@link #FILLERS} 150, 160, 170, 250, 260, 270, each mapped to itself
  * and never touched by a scenario, and is built with {@code chunkSize(4)}: nine possible entries in chunks of four,
  * so the map starts with several chunks, an insert of a scenario key usually lands in a full chunk and splits it,
  * and every insert after a removal needs a free cell that only a rebalance (compaction, merge) gives back. The
@@ -33,13 +31,8 @@ import org.jetbrains.lincheck.datastructures.Param;
  * consistency then does make them linearizable, and a navigation that loses its place while the chunks around the
  * key are split, merged or replaced (skips the key, returns a stale or removed one, returns the filler although
  * the key was present throughout) fails the check.
- *
- * <p>Every function handed to the map is pure, so running it once under the map's synchronization and once in the
- * specification give the same result.
  */
-@Param(name = "key", gen = IntGen.class, conf = "1:3")
-@Param(name = "value", gen = IntGen.class, conf = "1:4")
-abstract class SortedMapOperations {
+abstract class SortedMapOperations extends SingleKeyOperations {
     /** Keys present in every map before the scenario, mapped to themselves, and never touched by it. */
     static final List<Long> FILLERS = List.of(150L, 160L, 170L, 250L, 260L, 270L);
     /** The chunk size of every map of the Lincheck tests: the smallest the builder allows. */
@@ -50,6 +43,7 @@ abstract class SortedMapOperations {
     private final Object[] chunksAtStart;
 
     SortedMapOperations(GroveSortedMap<Long, Long> map) {
+        super(map, map.zc());
         for (long filler : FILLERS) {
             map.put(filler, filler);
         }
@@ -62,67 +56,24 @@ abstract class SortedMapOperations {
         return Internals.chunks(map) != chunksAtStart;
     }
 
-    /** The real key behind index {@code k} (1..3). */
-    static long key(int k) {
+    /** The real key behind index {@code k} (1..3): 100, 200 or 300. */
+    static long realKey(int k) {
         return 100L * k;
     }
 
-    /** The function of {@link #computeIfPresent}: doubles odd values, removes even ones. */
-    static Long presentFunction(Long old) {
-        return old % 2 == 0 ? null : old * 2;
+    @Override
+    protected long key(int k) {
+        return realKey(k);
+    }
+
+    @Override
+    protected List<Long> fillers() {
+        return FILLERS;
     }
 
     /** An entry as a result Lincheck can compare. */
     static String show(Map.Entry<Long, Long> e) {
         return e == null ? null : e.getKey() + "=" + e.getValue();
-    }
-
-    /**
-     * Lincheck makes one instance per invocation and never closes it, and makes the next only after the previous
-     * invocation finished; so each new instance closes its predecessor's map (and pool, if {@code owner} closes one),
-     * which keeps the off-heap memory of a run bounded.
-     */
-    static GroveSortedMap<Long, Long> retirePrevious(AtomicReference<AutoCloseable> previous,
-            GroveSortedMap<Long, Long> fresh, AutoCloseable owner) {
-        AutoCloseable old = previous.getAndSet(owner);
-        if (old != null) {
-            try {
-                old.close();
-            } catch (Exception e) {
-                throw new AssertionError("closing the previous invocation's map failed", e);
-            }
-        }
-        return fresh;
-    }
-
-    @Operation
-    public Long get(@Param(name = "key") int k) {
-        return map.get(key(k));
-    }
-
-    @Operation
-    public boolean containsKey(@Param(name = "key") int k) {
-        return map.containsKey(key(k));
-    }
-
-    @Operation
-    public Long put(@Param(name = "key") int k, @Param(name = "value") int v) {
-        return map.put(key(k), (long) v);
-    }
-
-    @Operation
-    public Long putIfAbsent(@Param(name = "key") int k, @Param(name = "value") int v) {
-        return map.putIfAbsent(key(k), (long) v);
-    }
-
-    @Operation
-    public Long remove(@Param(name = "key") int k) {
-        return map.remove(key(k));
-    }
-
-    @Operation
-    public Long computeIfPresent(@Param(name = "key") int k) {
-        return map.computeIfPresent(key(k), (key, old) -> presentFunction(old));
     }
 
     @Operation
@@ -133,45 +84,6 @@ abstract class SortedMapOperations {
     @Operation
     public boolean zcRemove(@Param(name = "key") int k) {
         return map.zc().remove(key(k));
-    }
-
-    /** {@code zc().putIfAbsentComputeIfPresent}: inserts 1 or adds 1 in place. */
-    @Operation
-    public boolean zcIncrement(@Param(name = "key") int k) {
-        return map.zc().putIfAbsentComputeIfPresent(key(k), 1L, view -> view.putLong(0, view.getLong(0) + 1));
-    }
-
-    /**
-     * {@code zc().computeIfPresent} that grows the value to 16 bytes and shrinks it back, so that the value may move
-     * to another slice while the entry stays, and adds 3.
-     */
-    @Operation
-    public boolean zcMoveAndAdd(@Param(name = "key") int k) {
-        return map.zc().computeIfPresent(key(k), view -> {
-            long encoded = view.getLong(0);
-            view.resize(16).putLong(8, -1L);
-            view.resize(8).putLong(0, encoded + 3);
-        });
-    }
-
-    /**
-     * {@code zc().get} and a validated read through the handle ({@code Serializers.longs()} flips the sign bit); a
-     * handle whose value was replaced or removed before the read ends throws
-     * {@link ConcurrentModificationException}, and the lookup is repeated.
-     */
-    @Operation
-    public Long zcGet(@Param(name = "key") int k) {
-        while (true) {
-            Handle handle = map.zc().get(key(k));
-            if (handle == null) {
-                return null;
-            }
-            try {
-                return handle.read(view -> view.getLong(0) ^ Long.MIN_VALUE);
-            } catch (ConcurrentModificationException replaced) {
-                // look the key up again
-            }
-        }
     }
 
     /** 100 if present, else the filler 150. */
@@ -244,26 +156,5 @@ abstract class SortedMapOperations {
             n++;
         }
         return n;
-    }
-
-    /** A cheaper check for the model checker: {@code size} agrees with {@code containsKey}, fillers unchanged. */
-    void sizeAgreesWithLookups() {
-        int present = 0;
-        for (int k = 1; k <= 3; k++) {
-            present += map.containsKey(key(k)) ? 1 : 0;
-        }
-        if (present + FILLERS.size() != map.size()) {
-            throw new AssertionError("size() is " + map.size() + " but " + present + " of the 3 keys and "
-                    + FILLERS.size() + " fillers are present");
-        }
-        fillersUnchanged();
-    }
-
-    private void fillersUnchanged() {
-        for (Long filler : FILLERS) {
-            if (!filler.equals(map.get(filler))) {
-                throw new AssertionError("filler key " + filler + " changed: " + map.get(filler));
-            }
-        }
     }
 }

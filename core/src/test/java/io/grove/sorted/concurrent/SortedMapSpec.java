@@ -1,5 +1,6 @@
 package io.grove.sorted.concurrent;
 
+import io.grove.testing.SingleKeyOperations;
 import java.util.TreeMap;
 
 /**
@@ -16,7 +17,7 @@ public class SortedMapSpec {
     }
 
     private static long key(int k) {
-        return SortedMapOperations.key(k);
+        return SortedMapOperations.realKey(k);
     }
 
     public Long get(int k) {
@@ -40,7 +41,7 @@ public class SortedMapSpec {
     }
 
     public Long computeIfPresent(int k) {
-        return map.computeIfPresent(key(k), (key, old) -> SortedMapOperations.presentFunction(old));
+        return map.computeIfPresent(key(k), (key, old) -> SingleKeyOperations.presentFunction(old));
     }
 
     public boolean zcPutIfAbsent(int k, int v) {
