@@ -1,0 +1,76 @@
+package io.grove.testing;
+
+import io.grove.ZeroCopyMap;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Copying reads racing with in-place updates of the same large values: writers rewrite every word of a value with
+ * the next number through {@code zc().computeIfPresent}, readers copy it with {@code Map.get} and fail if its words
+ * differ (a read that mixed two versions). {@code get} is atomic only through its optimistic read's final check
+ * that no update ran meanwhile; without it, copies of {@value #VALUE_BYTES}-byte values overlap rewrites often
+ * enough to be caught within a run. Few keys, so writers and readers meet on each.
+ */
+public final class InPlaceUpdateReads {
+    /** The values' size: long enough that a copy and a rewrite overlap often. */
+    public static final int VALUE_BYTES = 16 * 1024;
+    private static final int KEYS = 4;
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private InPlaceUpdateReads() {}
+
+    /**
+     * Runs writers and readers of {@code threads} on {@code map} (empty, keys {@code 0..3}) until the writers made
+     * {@code totalUpdates} rewrites; {@code what} names the run in messages.
+     */
+    public static void run(Map<Long, byte[]> map, ZeroCopyMap<Long, byte[]> zc, StressRun.Threads threads,
+            long totalUpdates, String what) throws Exception {
+        for (long k = 0; k < KEYS; k++) {
+            map.put(k, new byte[VALUE_BYTES]);
+        }
+        int writers = Math.max(1, threads.count / 4);
+        long updatesPerWriter = totalUpdates / writers;
+        AtomicLong updates = new AtomicLong();
+        AtomicLong reads = new AtomicLong();
+        AtomicLong writersLeft = new AtomicLong(writers);
+        StressRun run = new StressRun();
+        run.workers(threads.factory("rewriter"), writers, index -> {
+            long i = 0;
+            try {
+                for (; i < updatesPerWriter && run.proceed(i); i++) {
+                    zc.computeIfPresent(i % KEYS, view -> {
+                        long next = view.getLong(0) + 1;
+                        for (int at = 0; at < VALUE_BYTES; at += Long.BYTES) {
+                            view.putLong(at, next);
+                        }
+                    });
+                }
+            } finally {
+                updates.addAndGet(i);
+                writersLeft.decrementAndGet();
+            }
+        });
+        run.workers(threads.factory("copier"), threads.count - writers, index -> {
+            for (long i = 0; writersLeft.get() > 0 && run.proceed(i); i++) {
+                long key = (index + i) % KEYS;
+                byte[] value = map.get(key);
+                long first = (long) WORDS.get(value, 0);
+                for (int at = Long.BYTES; at < VALUE_BYTES; at += Long.BYTES) {
+                    long word = (long) WORDS.get(value, at);
+                    if (word != first) {
+                        throw new AssertionError("get of key " + key + " returned a torn value: word 0 is " + first
+                                + ", word " + at / Long.BYTES + " is " + word);
+                    }
+                }
+                reads.incrementAndGet();
+            }
+        });
+        run.runAndCheck(what, () -> "updates " + updates.get() + ", reads " + reads.get());
+        if (reads.get() == 0) {
+            throw new AssertionError(what + ": vacuous run, no read completed");
+        }
+    }
+}
