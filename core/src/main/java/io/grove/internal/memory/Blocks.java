@@ -17,7 +17,8 @@ import java.lang.invoke.VarHandle;
  * tail of the old block to the caller ({@link TailSink}) so that it is not lost.
  *
  * <p>Invariants: (1) a granule below {@link #bumpGranule} was handed out exactly once; (2) a block is reserved
- * ({@code table[b] != null}) before any granule in it is handed out, and never removed until {@link #close};
+ * ({@code table[b] != null}) before any granule in it is used — by the thread the bump handed it to, or, for a
+ * skipped tail, by the thread that skipped it, which may get there first — and never removed until {@link #close};
  * (3) at most {@link #maxBlocks} blocks are reserved, so reserved bytes never exceed the memory limit.
  *
  * <p>Memory ordering: a block is published into {@code table} with {@code setRelease} under the reservation
@@ -92,8 +93,12 @@ final class Blocks {
                 return -1;
             }
             if (BUMP.compareAndSet(this, g, start + n)) {
-                if (start != g && inBlock != 0 && !tails.acceptTail(g, granulesPerBlock - inBlock)) {
-                    WASTED.getAndAdd(this, granulesPerBlock - inBlock);
+                if (start != g && inBlock != 0) {
+                    // The thread that bumped into the tail's block may not have reserved it yet (invariant 2).
+                    ensureReserved((int) (g >>> granuleShift));
+                    if (!tails.acceptTail(g, granulesPerBlock - inBlock)) {
+                        WASTED.getAndAdd(this, granulesPerBlock - inBlock);
+                    }
                 }
                 ensureReserved((int) (start >>> granuleShift));
                 return start;
