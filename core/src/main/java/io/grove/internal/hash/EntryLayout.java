@@ -5,34 +5,36 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * The off-heap record of one hash-map entry: the payload of a Nova slice. The only place that computes offsets
- * inside an entry.
+ * The off-heap record of one hash-map entry, key and value included: the payload of one Nova slice. The only place
+ * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0                8                16           20           24           28
- *            +----------------+----------------+------------+------------+------------+---------------------+
- *            | next (ref)     | value (ref)    | hash (int) | keyLength  | uses (int) | key (keyLength)     |
- *            +----------------+----------------+------------+------------+------------+---------------------+
+ * byte offset 0                8            12           16           20                valueOffset(keyLength)
+ *            +----------------+------------+------------+------------+-----------------+--+---------------------+
+ *            | next (ref)     | hash (int) | keyLength  | uses (int) | key (keyLength) |  | value               |
+ *            +----------------+------------+------------+------------+-----------------+--+---------------------+
  * </pre>
  *
  * <ul>
  *   <li>next: the reference of the next entry in the bucket's chain, or 0.
- *   <li>value: the reference of the value's slice; replaced (and the old slice deleted) when a value is put or
- *       grows.
  *   <li>hash: the low 32 bits of the key's 64-bit hash ({@link KeyHash}); compared before the key bytes.
  *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's
  *       write protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep.
  *   <li>key: the serialized key, immutable for the entry's lifetime.
+ *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice, so its
+ *       length is the slice's length minus {@link #valueOffset}. A lookup and the value it finds are one slice:
+ *       one cache miss fewer than a separate value slice. Changed in place only by an in-place update of the
+ *       zero-copy API; a put, or an update that resizes the value, replaces the whole entry by a new slice.
  * </ul>
- * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock ({@link SegmentLayout}).
+ * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
+ * ({@link SegmentLayout}) or while the slice is still private.
  */
 final class EntryLayout {
     static final int NEXT = 0;
-    static final int VALUE = 8;
-    static final int HASH = 16;
-    static final int KEY_LENGTH = 20;
-    static final int USES = 24;
-    static final int KEY = 28;
+    static final int HASH = 8;
+    static final int KEY_LENGTH = 12;
+    static final int USES = 16;
+    static final int KEY = 20;
     static final int MAX_USES = 3;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -40,8 +42,14 @@ final class EntryLayout {
 
     private EntryLayout() {}
 
-    static int sizeFor(int keyLength) {
-        return KEY + keyLength;
+    /** Where the value starts in an entry whose key has {@code keyLength} bytes: 8-byte aligned. */
+    static int valueOffset(int keyLength) {
+        return (KEY + keyLength + 7) & ~7;
+    }
+
+    /** The payload length of an entry holding a key and a value of these lengths. */
+    static int sizeFor(int keyLength, int valueLength) {
+        return valueOffset(keyLength) + valueLength;
     }
 
     static long next(MemorySegment block, long entry) {
@@ -50,14 +58,6 @@ final class EntryLayout {
 
     static void setNext(MemorySegment block, long entry, long next) {
         LONG.set(block, entry + NEXT, next);
-    }
-
-    static long value(MemorySegment block, long entry) {
-        return (long) LONG.get(block, entry + VALUE);
-    }
-
-    static void setValue(MemorySegment block, long entry, long value) {
-        LONG.set(block, entry + VALUE, value);
     }
 
     static int hash(MemorySegment block, long entry) {
@@ -76,11 +76,12 @@ final class EntryLayout {
         INT.set(block, entry + USES, uses);
     }
 
-    static void initialize(MemorySegment block, long entry, long next, long value, int hash, int keyLength) {
-        INT.set(block, entry + USES, 1);
-        LONG.set(block, entry + NEXT, next);
-        LONG.set(block, entry + VALUE, value);
+    /** Writes the fixed fields of a new entry and its key; the value is written separately. */
+    static void initialize(MemorySegment block, long entry, int hash, MemorySegment key, int keyLength, int uses) {
+        LONG.set(block, entry + NEXT, 0L);
         INT.set(block, entry + HASH, hash);
         INT.set(block, entry + KEY_LENGTH, keyLength);
+        INT.set(block, entry + USES, uses);
+        MemorySegment.copy(key, 0, block, entry + KEY, keyLength);
     }
 }

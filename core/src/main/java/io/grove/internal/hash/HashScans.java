@@ -78,7 +78,7 @@ final class HashScans<K, V> {
             if (part == Part.KEY) {
                 handle.pointAt(e, EntryLayout.KEY, table.keyLength(e));
             } else {
-                handle.pointAt(table.value(e));
+                handle.pointAt(e, table.valueStart(e), -1);
             }
             return true;
         } catch (ConcurrentModificationException | IndexOutOfBoundsException removed) {

@@ -20,8 +20,11 @@ import java.lang.invoke.VarHandle;
  *
  * <p><b>Writers</b> (MapHash §3.4, one lock per chain, here per segment): take the segment's lock (a CAS spin lock
  * in the segment record, off heap so that it can later work across processes), search, and change the chains
- * only inside a mutation (version odd). New slices (entries, values) are written while private, before the
- * mutation links them. Removed entries and replaced values are deleted through Nova after the mutation.
+ * only inside a mutation (version odd). An entry is one slice holding its key and its value, so a lookup costs
+ * one cache miss for the entry and none more for the value. A new entry is written while private, before the
+ * mutation links it; a put on a present key links a new entry in the old one's place (so handles on the old value
+ * fail, as the zero-copy API promises); removed and replaced entries are deleted through Nova after the mutation.
+ * Only the zero-copy API's in-place updates write into a linked entry, inside a mutation.
  *
  * <p><b>Readers</b> take no lock: read the version (waiting while it is odd), search, read what they need, fence
  * loads and re-read the version; if it changed they retry. A reader may follow a stale reference into memory Nova
@@ -244,25 +247,38 @@ final class HashTable {
     }
 
     /**
-     * Under the lock, after {@link #findLocked} found nothing: links a new entry for the key in {@code scratch}
-     * with the value slice {@code value}. Throws {@link GroveOutOfMemoryException} (changing nothing) if the entry
-     * cannot be allocated; the caller still owns {@code value} then.
+     * A new private entry for the key in {@code scratch} with room for a value of {@code valueLength} bytes, which
+     * the caller writes at {@link #valueOffset} before linking the entry. Throws
+     * {@link GroveOutOfMemoryException} if it cannot be allocated.
      */
-    void insert(int s, Scratch scratch, long value, int valueLength) {
+    long newEntry(Scratch scratch, int valueLength) {
+        int length = scratch.keyLength();
+        long size = (long) EntryLayout.valueOffset(length) + valueLength;
+        if (size > pool.maxSliceSize()) {
+            throw new IllegalArgumentException("an entry with a " + length + "-byte key and a " + valueLength
+                    + "-byte value takes " + size + " bytes, more than the largest slice of the pool ("
+                    + pool.maxSliceSize() + " bytes); with this key a value may take at most "
+                    + Math.max(0, pool.maxSliceSize() - EntryLayout.valueOffset(length)) + " bytes");
+        }
+        long e = pool.allocate((int) size);
+        EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e), (int) scratch.keyHash(), scratch.key(), length,
+                1);
+        return e;
+    }
+
+    /**
+     * Under the lock, after {@link #findLocked} found nothing: links the private entry {@code e} (made by
+     * {@link #newEntry} for the same key) at the head of the key's bucket. Starts growth if the segment is full.
+     */
+    void insert(int s, Scratch scratch, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        int length = scratch.keyLength();
-        long e = pool.allocate(EntryLayout.sizeFor(length));
-        MemorySegment eb = pool.segment(e);
-        long eo = pool.payloadOffset(e);
         long buckets = SegmentLayout.buckets(sb, so);
         MemorySegment bb = pool.segment(buckets);
         long bo = pool.payloadOffset(buckets);
-        EntryLayout.initialize(eb, eo, SegmentLayout.bucket(bb, bo, scratch.bucket), value, (int) scratch.keyHash(),
-                length);
-        MemorySegment.copy(scratch.key(), 0, eb, eo + EntryLayout.KEY, length);
+        EntryLayout.setNext(pool.segment(e), pool.payloadOffset(e), SegmentLayout.bucket(bb, bo, scratch.bucket));
         long count = SegmentLayout.count(sb, so) + 1;
-        long bytes = SegmentLayout.bytes(sb, so) + EntryLayout.sizeFor(length) + valueLength;
+        long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);
         SegmentLayout.setBucket(bb, bo, scratch.bucket, e);
         SegmentLayout.setCount(sb, so, count);
@@ -353,31 +369,61 @@ final class HashTable {
         SegmentLayout.setBucket(ob, oo, b, SegmentLayout.MOVED);
     }
 
-    /** Under the lock: points entry {@code e} at the value slice {@code value} and deletes the previous one. */
-    void replaceValue(int s, long e, long value) {
+    /**
+     * Under the lock: puts the private entry {@code fresh} (same key, new value) in the place of entry {@code old}
+     * in its chain, and deletes {@code old}. Handles on {@code old}'s key or value fail from then on.
+     */
+    void replace(int s, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        MemorySegment eb = pool.segment(e);
-        long eo = pool.payloadOffset(e);
-        long old = EntryLayout.value(eb, eo);
-        long bytes = SegmentLayout.bytes(sb, so) + pool.length(value) - pool.length(old);
         SegmentLayout.beginMutation(sb, so);
-        EntryLayout.setValue(eb, eo, value);
-        SegmentLayout.setBytes(sb, so, bytes);
+        replaceInMutation(s, old, fresh);
         SegmentLayout.endMutation(sb, so);
         pool.delete(old);
     }
 
-    /** Under the lock and inside a mutation: points entry {@code e} at the value slice {@code value}. */
-    void setValueInMutation(int s, long e, long value) {
+    /**
+     * Under the lock and inside a mutation: puts {@code fresh} in the place of {@code old} in its chain, keeping
+     * {@code old}'s use counter. The caller deletes {@code old} after the mutation.
+     */
+    void replaceInMutation(int s, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long old = EntryLayout.value(pool.segment(e), pool.payloadOffset(e));
-        SegmentLayout.setBytes(sb, so, SegmentLayout.bytes(sb, so) + pool.length(value) - pool.length(old));
-        EntryLayout.setValue(pool.segment(e), pool.payloadOffset(e), value);
+        MemorySegment ob = pool.segment(old);
+        long oo = pool.payloadOffset(old);
+        MemorySegment fb = pool.segment(fresh);
+        long fo = pool.payloadOffset(fresh);
+        EntryLayout.setNext(fb, fo, EntryLayout.next(ob, oo));
+        EntryLayout.setUses(fb, fo, EntryLayout.uses(ob, oo));
+        // found by findLocked, so in the current array (its old bucket, if any, was moved first)
+        long buckets = SegmentLayout.buckets(sb, so);
+        MemorySegment bb = pool.segment(buckets);
+        long bo = pool.payloadOffset(buckets);
+        long index = EntryLayout.hash(ob, oo) & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
+        long e = SegmentLayout.bucket(bb, bo, index);
+        if (e == old) {
+            SegmentLayout.setBucket(bb, bo, index, fresh);
+        } else {
+            while (EntryLayout.next(pool.segment(e), pool.payloadOffset(e)) != old) {
+                e = EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
+            }
+            EntryLayout.setNext(pool.segment(e), pool.payloadOffset(e), fresh);
+        }
+        SegmentLayout.setBytes(sb, so, SegmentLayout.bytes(sb, so) + pool.length(fresh) - pool.length(old));
     }
 
-    /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slices. */
+    /**
+     * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value an
+     * in-place update that resized it has already written.
+     */
+    void copyKeyAndFields(long from, long to) {
+        MemorySegment fb = pool.segment(from);
+        long fo = pool.payloadOffset(from);
+        MemorySegment.copy(fb, fo, pool.segment(to), pool.payloadOffset(to),
+                EntryLayout.valueOffset(EntryLayout.keyLength(fb, fo)));
+    }
+
+    /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slice. */
     void unlink(int s, Scratch scratch, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
@@ -385,7 +431,7 @@ final class HashTable {
         long eo = pool.payloadOffset(e);
         long next = EntryLayout.next(eb, eo);
         long count = SegmentLayout.count(sb, so) - 1;
-        long bytes = SegmentLayout.bytes(sb, so) - entryBytes(e);
+        long bytes = SegmentLayout.bytes(sb, so) - pool.length(e);
         SegmentLayout.beginMutation(sb, so);
         if (scratch.previous == 0) {
             long buckets = SegmentLayout.buckets(sb, so);
@@ -396,15 +442,12 @@ final class HashTable {
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
-        pool.delete(EntryLayout.value(eb, eo));
         pool.delete(e);
     }
 
-    /** What entry {@code e} counts against a byte bound: its entry record and its value. */
+    /** What entry {@code e} counts against a byte bound: its whole slice's payload (fields, key and value). */
     long entryBytes(long e) {
-        MemorySegment eb = pool.segment(e);
-        long eo = pool.payloadOffset(e);
-        return EntryLayout.sizeFor(EntryLayout.keyLength(eb, eo)) + pool.length(EntryLayout.value(eb, eo));
+        return pool.length(e);
     }
 
     // ---- bounded maps: CLOCK eviction -----------------------------------------------------------------------------
@@ -515,7 +558,6 @@ final class HashTable {
                 MemorySegment eb = pool.segment(e);
                 long eo = pool.payloadOffset(e);
                 long next = EntryLayout.next(eb, eo);
-                pool.delete(EntryLayout.value(eb, eo));
                 pool.delete(e);
                 e = next;
             }
@@ -605,12 +647,25 @@ final class HashTable {
         return EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
     }
 
-    long value(long e) {
-        return EntryLayout.value(pool.segment(e), pool.payloadOffset(e));
-    }
-
     int keyLength(long e) {
         return EntryLayout.keyLength(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    /** The offset of {@code e}'s value bytes in {@code pool.segment(e)}. */
+    long valueOffset(long e) {
+        return pool.payloadOffset(e) + EntryLayout.valueOffset(keyLength(e));
+    }
+
+    /**
+     * The offset of {@code e}'s value bytes in its slice's payload; the value runs to the slice's end. Fenced so
+     * that a validation of {@code e} that follows ({@link Pool#length}, or a handle's {@code pointAt}) covers the
+     * key length this was computed from: a lock-free reader whose entry was deleted meanwhile (its fields may be
+     * garbage by now) then fails the validation instead of using an offset the entry never had.
+     */
+    int valueStart(long e) {
+        int start = EntryLayout.valueOffset(keyLength(e));
+        VarHandle.loadLoadFence();
+        return start;
     }
 
     /** The offset of {@code e}'s key bytes in {@code pool.segment(e)}. */

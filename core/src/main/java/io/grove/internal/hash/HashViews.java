@@ -131,7 +131,7 @@ final class HashViews {
         @Override
         void collect(long e, Scratch scratch) {
             keys.add(map.readKey(e, scratch));
-            values.add(map.readValue(table.value(e), scratch));
+            values.add(map.readValue(e, scratch));
         }
 
         @Override

@@ -76,7 +76,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                         continue;
                     }
                     if (e != 0) {
-                        handle = new SliceHandle(pool, table.value(e));
+                        handle = new SliceHandle(pool).pointAt(e, table.valueStart(e), -1);
                     }
                     if (table.isStable(s, version)) {
                         map.recordRead(e);
@@ -178,27 +178,33 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         }
     }
 
-    /** Under the lock: runs {@code computer} on entry {@code e}'s value inside a mutation of segment {@code s}. */
+    /**
+     * Under the lock: runs {@code computer} on entry {@code e}'s value inside a mutation of segment {@code s}. A
+     * resize moves the value into a new entry slice (the resizer leaves room for the fields and key, copied here),
+     * which takes {@code e}'s place in the same mutation.
+     */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
-        long value = table.value(e);
         SliceResizer resizer = scratch.resizer;
-        resizer.start(value);
+        int start = table.valueStart(e);
+        resizer.start(e, start);
         table.beginMutation(s);
         try {
-            scratch.writeView.open(pool.segment(value), pool.payloadOffset(value), pool.length(value), true, resizer);
+            scratch.writeView.open(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start, true,
+                    resizer);
             computer.accept(scratch.writeView);
         } finally {
             scratch.writeView.close();
             if (resizer.moved()) {
-                table.setValueInMutation(s, e, resizer.current());
+                table.copyKeyAndFields(e, resizer.current());
+                table.replaceInMutation(s, e, resizer.current());
             }
             table.endMutation(s);
             if (resizer.moved()) {
-                pool.delete(value);
+                pool.delete(e);
             }
         }
         if (table.isBounded() && resizer.moved()) {
-            map.makeRoom(s, scratch, 0, 0, e);
+            map.makeRoom(s, scratch, 0, 0, resizer.current());
         }
     }
 }

@@ -86,14 +86,28 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return scratch;
     }
 
-    /** A new private slice holding {@code value}. */
-    long store(V value, Scratch scratch) {
-        Objects.requireNonNull(value, "value");
-        return SliceWriter.write(pool, valueSerializer, value, scratch.writeView);
+    /** A new private entry holding the scratch's key and {@code value}, not linked yet. */
+    long newEntry(V value, Scratch scratch) {
+        int size = SliceWriter.sizeOf(valueSerializer, value);
+        long e = table.newEntry(scratch, size);
+        boolean written = false;
+        try {
+            SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, pool.segment(e),
+                    table.valueOffset(e));
+            written = true;
+        } finally {
+            if (!written) {
+                pool.deletePrivate(e);
+            }
+        }
+        return e;
     }
 
-    V readValue(long valueRef, Scratch scratch) {
-        return read(valueSerializer, valueRef, pool.payloadOffset(valueRef), pool.length(valueRef), scratch);
+    /** Deserializes entry {@code e}'s value; a lock-free caller validates afterwards. */
+    V readValue(long e, Scratch scratch) {
+        int start = table.valueStart(e);
+        int length = pool.length(e) - start; // validates e after its key length was read
+        return read(valueSerializer, e, pool.payloadOffset(e) + start, length, scratch);
     }
 
     K readKey(long entry, Scratch scratch) {
@@ -109,35 +123,34 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
     }
 
-    /** Links a new entry for the scratch's key with a new slice holding {@code value}; under the lock. */
+    /** Under the lock, after {@link HashTable#findLocked} found nothing: links a new entry holding {@code value}. */
     void insertNew(int s, Scratch scratch, V value) {
-        long ref = store(value, scratch);
+        long fresh = newEntry(value, scratch);
         try {
-            int length = pool.length(ref);
             if (table.isBounded()) {
-                makeRoom(s, scratch, 1, EntryLayout.sizeFor(scratch.keyLength()) + length, 0);
+                makeRoom(s, scratch, 1, pool.length(fresh), 0);
             }
-            table.insert(s, scratch, ref, length);
         } catch (RuntimeException | Error e) {
-            pool.deletePrivate(ref);
+            pool.deletePrivate(fresh);
             throw e;
         }
+        table.insert(s, scratch, fresh);
         count(puts);
     }
 
-    /** Under the lock: replaces entry {@code entry}'s value with a new slice holding {@code value}. */
+    /** Under the lock: replaces entry {@code entry} by a new entry holding the same key and {@code value}. */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
-        long ref = store(value, scratch);
+        Objects.requireNonNull(value, "value");
+        long fresh = newEntry(value, scratch);
         try {
             if (table.isBounded()) {
-                long growth = pool.length(ref) - pool.length(table.value(entry));
-                makeRoom(s, scratch, 0, growth, entry);
+                makeRoom(s, scratch, 0, pool.length(fresh) - pool.length(entry), entry);
             }
         } catch (RuntimeException | Error e) {
-            pool.deletePrivate(ref);
+            pool.deletePrivate(fresh);
             throw e;
         }
-        table.replaceValue(s, entry, ref);
+        table.replace(s, entry, fresh);
         count(puts);
     }
 
@@ -159,7 +172,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 break;
             }
             if (evictionListener != null) {
-                scratch.evicted(readKey(victim, scratch), readValue(table.value(victim), scratch));
+                scratch.evicted(readKey(victim, scratch), readValue(victim, scratch));
             }
             table.unlink(s, scratch, victim);
             count(evictions);
@@ -221,7 +234,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         continue;
                     }
                     if (e != 0) {
-                        value = readValue(table.value(e), scratch);
+                        value = readValue(e, scratch);
                     }
                     if (table.isStable(s, version)) {
                         recordRead(e);
@@ -328,7 +341,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 }
                 return null;
             }
-            V old = readValue(table.value(e), scratch);
+            V old = readValue(e, scratch);
             switch (mode) {
                 case PUT, REPLACE -> replaceWith(s, e, value, scratch);
                 case PUT_IF_ABSENT -> { }
@@ -361,7 +374,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         try {
             long e = table.findLocked(s, scratch);
             if (e != 0) {
-                return readValue(table.value(e), scratch);
+                return readValue(e, scratch);
             }
             V value = mappingFunction.apply(key);
             if (value != null) {
@@ -413,7 +426,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 }
                 return value;
             }
-            V value = function.apply(key, readValue(table.value(e), scratch));
+            V value = function.apply(key, readValue(e, scratch));
             if (value == null) {
                 table.unlink(s, scratch, e);
             } else {

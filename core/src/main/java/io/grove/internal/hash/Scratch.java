@@ -27,7 +27,7 @@ final class Scratch {
     private java.util.ArrayList<Object> evicted;
 
     Scratch(Pool pool) {
-        this.resizer = new SliceResizer(pool, 0);
+        this.resizer = new SliceResizer(pool);
     }
 
     /** Marks the cached instance in use, or returns a fresh one if it already is. */

@@ -470,7 +470,7 @@ final class ChunkMap<K, V> {
     private void updateInPlace(Scratch s, Chunk c, int e, long old, long locked,
             Consumer<? super ResizableView> computer) {
         SliceResizer resizer = s.resizer;
-        resizer.start(old);
+        resizer.start(old, ValueHeader.HEADER);
         SegmentView view = s.writeView;
         try {
             view.open(values.block(old), values.bytesOffset(old), values.size(old), true, resizer);

@@ -28,7 +28,7 @@ final class Scratch {
     private boolean inUse;
 
     Scratch(Values<?> values) {
-        this.resizer = new SliceResizer(values.pool(), ValueHeader.HEADER);
+        this.resizer = new SliceResizer(values.pool());
     }
 
     static Scratch acquire(ThreadLocal<Scratch> cache, Values<?> values) {

@@ -5,23 +5,24 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Grows or shrinks a value during an in-place update: moves the bytes to a new private slice and reopens the view
- * there. The map repoints its entry, and deletes the original slice, once the update ends; slices made by
- * intermediate resizes of the same update are private and deleted at once. A map whose value slices start with a
- * header of its own ({@code headerBytes}) gets the new slice with that header zeroed.
+ * there. The map links the new slice in place of the original, and deletes the original, once the update ends;
+ * slices made by intermediate resizes of the same update are private and deleted at once. A value that does not
+ * start its slice (behind a value header, or behind an entry's fields and key: {@code headerBytes}) gets a new
+ * slice with that many zero bytes before it, for the map to fill.
  */
 public final class SliceResizer implements SegmentView.Resizer {
     private final Pool pool;
-    private final int headerBytes;
+    private int headerBytes;
     private long original;
     private long current;
 
-    public SliceResizer(Pool pool, int headerBytes) {
+    public SliceResizer(Pool pool) {
         this.pool = pool;
-        this.headerBytes = headerBytes;
     }
 
-    /** Starts an update of the value slice {@code ref}. */
-    public void start(long ref) {
+    /** Starts an update of the value that begins {@code headerBytes} into the payload of slice {@code ref}. */
+    public void start(long ref, int headerBytes) {
+        this.headerBytes = headerBytes;
         original = ref;
         current = ref;
     }

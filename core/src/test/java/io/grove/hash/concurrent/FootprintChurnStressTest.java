@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * live set stays bounded while far more bytes pass through the map than its memory limit allows. Values vary in
  * size (and some are replaced, some grown in place), so Nova reuses memory across size classes.
  *
- * <p>Checked at quiescent points through {@code footprint()}: the number of live slices is exactly two per entry
- * (entry and value) plus the table's own slices, which never change in number (a segment that grows swaps its
+ * <p>Checked at quiescent points through {@code footprint()}: the number of live slices is exactly one per entry
+ * (an entry holds its key and value) plus the table's own slices, which never change in number (a segment that grows swaps its
  * bucket array for one twice the size); live bytes and reserved bytes after a long churn are no more than
  * after a short one (plus the bucket arrays that grew meanwhile); after {@code clear()} only the table's slices
  * remain; after {@code close()} the shared pool the map drew on holds no live slice. A leak of one slice per
@@ -47,7 +47,7 @@ class FootprintChurnStressTest {
             churn(map, threads, window, nextKey, WARM_UP_INSERTS / n, "warm-up");
             MemoryFootprint warm = map.footprint();
             int warmBits = Internals.totalBucketBits(map);
-            assertEquals(tableSlices + 2L * map.size(), warm.liveSlices(), "after warm-up: " + warm);
+            assertEquals(tableSlices + map.size(), warm.liveSlices(), "after warm-up: " + warm);
 
             churn(map, threads, window, nextKey, CHURN_INSERTS / n, "churn");
             MemoryFootprint after = map.footprint();
@@ -55,7 +55,7 @@ class FootprintChurnStressTest {
             String figures = "empty " + empty + "\nwarm " + warm + "\nafter " + after + "\nsize " + map.size()
                     + ", bucket doublings during churn " + grownBits;
             System.out.println("footprint with " + threads + ":\n" + figures);
-            assertEquals(tableSlices + 2L * map.size(), after.liveSlices(), figures);
+            assertEquals(tableSlices + map.size(), after.liveSlices(), figures);
             assertEquals((long) n * window, map.size(), figures);
             assertTrue(after.reservedBytes() <= warm.reservedBytes(), "reserved memory grew: " + figures);
             // live bytes: the same number of entries of the same size distribution, plus any bucket arrays that
