@@ -180,15 +180,15 @@ class GroveHashMapBadInputTest {
         expectEach(IllegalArgumentException.class, map, cases);
         assertTheLimitIsNamed(map, big, max);
 
-        // Exactly an entry filling the largest slice fits: 20 bytes of fields, the 4-byte key padded to a multiple
-        // of 8 (24 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
-        String largest = "y".repeat(max - 24);
+        // Exactly an entry filling the largest slice fits: 24 bytes of fields, the 4-byte key padded to a multiple
+        // of 8 (32 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
+        String largest = "y".repeat(max - 32);
         IllegalArgumentException oneMore = assertThrows(IllegalArgumentException.class,
                 () -> map.put("edge", largest + "y"));
-        assertTrue(oneMore.getMessage().contains("at most " + (max - 24) + " bytes"), oneMore::getMessage);
+        assertTrue(oneMore.getMessage().contains("at most " + (max - 32) + " bytes"), oneMore::getMessage);
         assertNull(map.put("edge", largest));
         assertEquals(largest, map.get("edge"));
-        assertEquals(max - 24, map.zc().get("edge").size());
+        assertEquals(max - 32, map.zc().get("edge").size());
         assertNull(map.get(big));
         assertFalse(map.containsKey(big));
         assertEquals(largest, map.remove("edge"));

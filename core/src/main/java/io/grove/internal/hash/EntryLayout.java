@@ -9,10 +9,10 @@ import java.lang.invoke.VarHandle;
  * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0                8            12           16           20                valueOffset(keyLength)
- *            +----------------+------------+------------+------------+-----------------+--+---------------------+
- *            | next (ref)     | hash (int) | keyLength  | uses (int) | key (keyLength) |  | value               |
- *            +----------------+------------+------------+------------+-----------------+--+---------------------+
+ * byte offset 0            8            12           16            20           24               valueOffset(keyLength)
+ *            +------------+------------+------------+-------------+------------+----------------+--+-------------+
+ *            | next (ref) | hash (int) | keyLength  | valueLength | uses (int) | key            |  | value       |
+ *            +------------+------------+------------+-------------+------------+----------------+--+-------------+
  * </pre>
  *
  * <ul>
@@ -21,9 +21,12 @@ import java.lang.invoke.VarHandle;
  *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's
  *       write protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep.
  *   <li>key: the serialized key, immutable for the entry's lifetime.
- *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice, so its
- *       length is the slice's length minus {@link #valueOffset}. A lookup and the value it finds are one slice:
- *       one cache miss fewer than a separate value slice. Changed in place only by an in-place update of the
+ *   <li>valueLength: the value's length; the slice's payload is exactly {@link #sizeFor} bytes, so a reader
+ *       that validates the slice may take the length from the slice instead. Kept here so that a lock-free
+ *       {@code get} reads nothing outside the entry's first cache lines (the slice header may sit in the line
+ *       before).
+ *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice. A lookup
+ *       and the value it finds are one slice: one cache miss fewer than a separate value slice. Changed in place only by an in-place update of the
  *       zero-copy API; a put, or an update that resizes the value, replaces the whole entry by a new slice.
  * </ul>
  * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
@@ -33,8 +36,9 @@ final class EntryLayout {
     static final int NEXT = 0;
     static final int HASH = 8;
     static final int KEY_LENGTH = 12;
-    static final int USES = 16;
-    static final int KEY = 20;
+    static final int VALUE_LENGTH = 16;
+    static final int USES = 20;
+    static final int KEY = 24;
     static final int MAX_USES = 3;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -68,6 +72,14 @@ final class EntryLayout {
         return (int) INT.get(block, entry + KEY_LENGTH);
     }
 
+    static int valueLength(MemorySegment block, long entry) {
+        return (int) INT.get(block, entry + VALUE_LENGTH);
+    }
+
+    static void setValueLength(MemorySegment block, long entry, int valueLength) {
+        INT.set(block, entry + VALUE_LENGTH, valueLength);
+    }
+
     static int uses(MemorySegment block, long entry) {
         return (int) INT.get(block, entry + USES);
     }
@@ -77,10 +89,12 @@ final class EntryLayout {
     }
 
     /** Writes the fixed fields of a new entry and its key; the value is written separately. */
-    static void initialize(MemorySegment block, long entry, int hash, MemorySegment key, int keyLength, int uses) {
+    static void initialize(MemorySegment block, long entry, int hash, MemorySegment key, int keyLength,
+            int valueLength, int uses) {
         LONG.set(block, entry + NEXT, 0L);
         INT.set(block, entry + HASH, hash);
         INT.set(block, entry + KEY_LENGTH, keyLength);
+        INT.set(block, entry + VALUE_LENGTH, valueLength);
         INT.set(block, entry + USES, uses);
         MemorySegment.copy(key, 0, block, entry + KEY, keyLength);
     }

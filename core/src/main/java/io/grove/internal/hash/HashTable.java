@@ -262,7 +262,7 @@ final class HashTable {
         }
         long e = pool.allocate((int) size);
         EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e), (int) scratch.keyHash(), scratch.key(), length,
-                1);
+                valueLength, 1);
         return e;
     }
 
@@ -413,14 +413,17 @@ final class HashTable {
     }
 
     /**
-     * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value an
-     * in-place update that resized it has already written.
+     * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value (of
+     * {@code valueLength} bytes) an in-place update that resized it has already written.
      */
-    void copyKeyAndFields(long from, long to) {
-        MemorySegment fb = pool.segment(from);
-        long fo = pool.payloadOffset(from);
-        MemorySegment.copy(fb, fo, pool.segment(to), pool.payloadOffset(to),
-                EntryLayout.valueOffset(EntryLayout.keyLength(fb, fo)));
+    void copyKeyAndFields(long from, long to, int valueLength) {
+        MemorySegment fromBlock = pool.segment(from);
+        long fromOffset = pool.payloadOffset(from);
+        MemorySegment toBlock = pool.segment(to);
+        long toOffset = pool.payloadOffset(to);
+        MemorySegment.copy(fromBlock, fromOffset, toBlock, toOffset,
+                EntryLayout.valueOffset(EntryLayout.keyLength(fromBlock, fromOffset)));
+        EntryLayout.setValueLength(toBlock, toOffset, valueLength);
     }
 
     /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slice. */
@@ -666,6 +669,14 @@ final class HashTable {
         int start = EntryLayout.valueOffset(keyLength(e));
         VarHandle.loadLoadFence();
         return start;
+    }
+
+    /**
+     * The length of {@code e}'s value as its entry records it: exact under the lock; a lock-free reader must
+     * validate (the segment's version, or the slice) before it trusts it.
+     */
+    int valueLength(long e) {
+        return EntryLayout.valueLength(pool.segment(e), pool.payloadOffset(e));
     }
 
     /** The offset of {@code e}'s key bytes in {@code pool.segment(e)}. */

@@ -41,7 +41,10 @@ final class HashViews {
         /** Drops what the last attempt collected. */
         abstract void reset();
 
-        /** Collects entry {@code e}; runs inside a read the version check may discard. */
+        /**
+         * Collects entry {@code e}, found linked (its fields are its own); runs inside a read the version check
+         * may discard, as the bytes may change meanwhile.
+         */
         abstract void collect(long e, Scratch scratch);
 
         /** The entries of the position being read, in the order the table gave them. */
@@ -91,6 +94,9 @@ final class HashViews {
                         // Entries keep their references when buckets move, so this order does not change
                         // while the segment grows: two walks of an unchanged position agree.
                         Arrays.sort(found, 0, foundCount);
+                        if (!table.isStable(segment, version)) {
+                            continue; // the entries may have been deleted: their lengths cannot be trusted
+                        }
                         for (int i = 0; i < foundCount; i++) {
                             collect(found[i], scratch);
                         }

@@ -195,7 +195,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         } finally {
             scratch.writeView.close();
             if (resizer.moved()) {
-                table.copyKeyAndFields(e, resizer.current());
+                table.copyKeyAndFields(e, resizer.current(), pool.length(resizer.current()) - start);
                 table.replaceInMutation(s, e, resizer.current());
             }
             table.endMutation(s);

@@ -103,11 +103,13 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return e;
     }
 
-    /** Deserializes entry {@code e}'s value; a lock-free caller validates afterwards. */
+    /**
+     * Deserializes entry {@code e}'s value. The entry must be known to be linked: under the lock, or in a lock-free
+     * read after a version check that followed the search (its fields are then the entry's own); a lock-free
+     * caller checks the version again afterwards for the value's bytes.
+     */
     V readValue(long e, Scratch scratch) {
-        int start = table.valueStart(e);
-        int length = pool.length(e) - start; // validates e after its key length was read
-        return read(valueSerializer, e, pool.payloadOffset(e) + start, length, scratch);
+        return read(valueSerializer, e, table.valueOffset(e), table.valueLength(e), scratch);
     }
 
     K readKey(long entry, Scratch scratch) {
@@ -234,6 +236,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         continue;
                     }
                     if (e != 0) {
+                        if (!table.isStable(s, version)) {
+                            continue; // e may have been deleted: its lengths cannot be trusted
+                        }
                         value = readValue(e, scratch);
                     }
                     if (table.isStable(s, version)) {
