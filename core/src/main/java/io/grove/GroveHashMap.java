@@ -23,6 +23,13 @@ import java.util.concurrent.ConcurrentMap;
  * return each entry present throughout the iteration exactly once, and may or may not show concurrent changes.
  * {@code size()} adds per-segment counts and is exact only when no update runs.
  *
+ * <p>Sizes and handles: an entry (24 bytes of fields, the key padded with them to a multiple of 8, then the value)
+ * is one slice of the pool, so a key and value together may take at most {@link MemoryPool#maxSliceSize()} minus
+ * 24 to 31 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. Because key
+ * and value share the slice, a put that replaces a value (or an in-place update that resizes it) moves the entry
+ * to a new slice: handles from {@link #zc()} on its old value and on its key then fail with
+ * {@link java.util.ConcurrentModificationException}, as after a removal.
+ *
  * <p>Bounded mode ({@link Builder#maximumSize}, {@link Builder#maximumBytes}): an insertion that would exceed the
  * bound evicts instead of failing. The bound is split exactly into per-segment quotas, so the map never holds more
  * than the bound, and an insertion evicts within its own segment, by a CLOCK sweep whose per-entry counter
@@ -102,8 +109,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         }
 
         /**
-         * Bounds the bytes of the entries (key and value bytes plus 28 bytes per entry; slice headers and rounding
-         * not counted): an insertion beyond it evicts. At least 1,024.
+         * Bounds the bytes of the entries (per entry: 24 bytes of fields, the key padded with them to a multiple of
+         * 8, and the value; slice headers and rounding not counted): an insertion beyond it evicts. At least 1,024.
          */
         public Builder<K, V> maximumBytes(long bytes) {
             if (bytes < 1024) {

@@ -51,8 +51,10 @@ public interface ZeroCopyMap<K, V> {
     boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer);
 
     /**
-     * The keys, each element its own unscoped handle (valid until its entry is removed). Weakly consistent like
-     * the map's own views; the iterator's {@code remove} removes the entry. Scans of a hash map are unordered.
+     * The keys, each element its own unscoped handle (valid until its entry is removed; in a
+     * {@link GroveHashMap} also until its value is replaced, since key and value share one slice there). Weakly
+     * consistent like the map's own views; the iterator's {@code remove} removes the entry. Scans of a hash map
+     * are unordered.
      */
     Set<Handle> keySet();
 

@@ -368,6 +368,21 @@ class GroveHashMapBadInputTest {
     }
 
     @Test
+    void aKeyHandleEndsWhenItsValueIsReplacedAndSurvivesAnInPlaceUpdate() {
+        GroveHashMap<String, String> map = filledMap();
+        map.put("kept", "1");
+        Handle key = map.zc().keySet().stream()
+                .filter(h -> Serializers.strings().read(h).equals("kept")).findFirst().orElseThrow();
+        map.zc().computeIfPresent("kept", v -> v.putByte(0, (byte) '2')); // same size: the entry stays
+        assertEquals("kept", Serializers.strings().read(key));
+        assertEquals("2", map.get("kept"));
+        map.put("kept", "3"); // key and value share a slice: the entry is replaced (GroveHashMap's javadoc)
+        assertThrows(ConcurrentModificationException.class, () -> Serializers.strings().read(key));
+        assertFalse(key.isValid());
+        assertEquals("3", map.get("kept"));
+    }
+
+    @Test
     void aViewUsedOutsideItsCallbackThrowsIllegalState() {
         GroveHashMap<String, String> map = filledMap();
         assertLeakedViewsThrowIllegalState(map, map.zc());

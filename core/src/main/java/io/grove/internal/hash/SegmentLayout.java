@@ -37,8 +37,8 @@ import java.lang.invoke.VarHandle;
  *       buckets are moved one by one into the new one; a moved bucket holds {@link #MOVED}. Old buckets below the
  *       cursor are all moved. 0 when no growth is in progress.
  *   <li>hand: the bucket the CLOCK eviction sweep of a bounded map looks at next.
- *   <li>bytes: the key, value and entry bytes of the segment's entries ({@link EntryLayout#sizeFor} plus the value
- *       length), for a map bounded in bytes. Changed only under the lock.
+ *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
+ *       a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
