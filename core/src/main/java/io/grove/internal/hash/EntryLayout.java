@@ -18,16 +18,17 @@ import java.lang.invoke.VarHandle;
  * <ul>
  *   <li>next: the reference of the next entry in the bucket's chain, or 0.
  *   <li>hash: the low 32 bits of the key's 64-bit hash ({@link KeyHash}); compared before the key bytes.
- *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's
- *       write protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep.
- *   <li>key: the serialized key, immutable for the entry's lifetime.
  *   <li>valueLength: the value's length; the slice's payload is exactly {@link #sizeFor} bytes, so a reader
  *       that validates the slice may take the length from the slice instead. Kept here so that a lock-free
  *       {@code get} reads nothing outside the entry's first cache lines (the slice header may sit in the line
  *       before).
+ *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's
+ *       write protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep.
+ *   <li>key: the serialized key, immutable for the entry's lifetime.
  *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice. A lookup
- *       and the value it finds are one slice: one cache miss fewer than a separate value slice. Changed in place only by an in-place update of the
- *       zero-copy API; a put, or an update that resizes the value, replaces the whole entry by a new slice.
+ *       and the value it finds are one slice: one cache miss fewer than a separate value slice. Changed in place
+ *       only by an in-place update of the zero-copy API; a put, or an update that resizes the value, replaces the
+ *       whole entry by a new slice.
  * </ul>
  * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
  * ({@link SegmentLayout}) or while the slice is still private.

@@ -90,16 +90,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     long newEntry(V value, Scratch scratch) {
         int size = SliceWriter.sizeOf(valueSerializer, value);
         long e = table.newEntry(scratch, size);
-        boolean written = false;
-        try {
-            SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, pool.segment(e),
-                    table.valueOffset(e));
-            written = true;
-        } finally {
-            if (!written) {
-                pool.deletePrivate(e);
-            }
-        }
+        SliceWriter.writeOrDelete(pool, valueSerializer, value, size, scratch.writeView, e, table.valueOffset(e));
         return e;
     }
 
@@ -142,7 +133,6 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     /** Under the lock: replaces entry {@code entry} by a new entry holding the same key and {@code value}. */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
-        Objects.requireNonNull(value, "value");
         long fresh = newEntry(value, scratch);
         try {
             if (table.isBounded()) {

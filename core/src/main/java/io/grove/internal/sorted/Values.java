@@ -40,16 +40,8 @@ final class Values<V> {
     long write(V value, SegmentView view) {
         int size = SliceWriter.sizeOf(serializer, value);
         long ref = allocate(size);
-        boolean written = false;
-        try {
-            SliceWriter.writeInto(serializer, value, size, view, pool.segment(ref),
-                    pool.payloadOffset(ref) + ValueHeader.HEADER);
-            written = true;
-        } finally {
-            if (!written) {
-                pool.deletePrivate(ref);
-            }
-        }
+        SliceWriter.writeOrDelete(pool, serializer, value, size, view, ref,
+                pool.payloadOffset(ref) + ValueHeader.HEADER);
         return ref;
     }
 

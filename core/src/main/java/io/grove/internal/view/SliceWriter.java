@@ -7,37 +7,33 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
- * Serializes a value into a new private slice: the one way keys and values enter off-heap memory.
+ * Serializes a value into off-heap memory: the one way keys and values enter it.
  *
- * <p>The serializer writes through a view of exactly the size it declared, so it cannot write past the slice.
- * If it tries, or fails in any other way, the slice is deleted privately and nothing is left half-written; an
- * attempt to write past the declared size becomes a {@link SerializerException} naming the serializer.
+ * <p>The serializer writes through a view of exactly the size it declared, so it cannot write past it. An attempt
+ * to write past the declared size becomes a {@link SerializerException} naming the serializer; if the target is a
+ * new private slice ({@link #writeOrDelete}), a failure deletes it privately, so nothing is left half-written.
  */
 public final class SliceWriter {
     private SliceWriter() {}
 
     /**
-     * Allocates a slice for {@code value}, serializes it there through {@code view} (a closed view, reused by the
-     * caller) and returns the slice's reference, still private to the calling thread.
+     * Serializes {@code value} ({@link #sizeOf} bytes: {@code size}) at {@code offset} of the new private slice
+     * {@code ref} through {@code view} (a closed view, reused by the caller); if that fails in any way, deletes
+     * {@code ref} privately and rethrows.
      *
-     * @throws NullPointerException if {@code value} is null
-     * @throws SerializerException if the serializer declares a negative size or writes past its declared size
-     * @throws IllegalArgumentException if the declared size exceeds the largest slice of the pool
-     * @throws io.grove.GroveOutOfMemoryException if the pool's memory limit leaves no room
+     * @throws SerializerException if the serializer writes past its declared size
      */
-    public static <T> long write(Pool pool, Serializer<T> serializer, T value, SegmentView view) {
-        int size = sizeOf(serializer, value);
-        long ref = pool.allocate(size);
+    public static <T> void writeOrDelete(Pool pool, Serializer<T> serializer, T value, int size, SegmentView view,
+            long ref, long offset) {
         boolean written = false;
         try {
-            writeInto(serializer, value, size, view, pool.segment(ref), pool.payloadOffset(ref));
+            writeInto(serializer, value, size, view, pool.segment(ref), offset);
             written = true;
         } finally {
             if (!written) {
                 pool.deletePrivate(ref);
             }
         }
-        return ref;
     }
 
     /** The size {@code serializer} declares for {@code value}, checked to be at least 0. */

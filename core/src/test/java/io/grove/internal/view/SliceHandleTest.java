@@ -29,12 +29,20 @@ class SliceHandleTest {
     }
 
     private long store(String value) {
-        return SliceWriter.write(pool, Serializers.strings(), value, scratch);
+        return write(Serializers.strings(), value);
+    }
+
+    /** A new private slice holding {@code value}, as the maps make them. */
+    private <T> long write(Serializer<T> serializer, T value) {
+        int size = SliceWriter.sizeOf(serializer, value);
+        long ref = pool.allocate(size);
+        SliceWriter.writeOrDelete(pool, serializer, value, size, scratch, ref, pool.payloadOffset(ref));
+        return ref;
     }
 
     @Test
     void handleReadsTheSliceItWasMadeFor() {
-        long ref = SliceWriter.write(pool, Serializers.longs(), 42L, scratch);
+        long ref = write(Serializers.longs(), 42L);
         SliceHandle handle = new SliceHandle(pool, ref);
         assertEquals(8, handle.size());
         assertTrue(handle.isValid());
@@ -135,7 +143,7 @@ class SliceHandleTest {
         };
         long liveBefore = pool.footprint().liveSlices();
         SerializerException e = assertThrows(SerializerException.class,
-                () -> SliceWriter.write(pool, liar, "four", scratch));
+                () -> write(liar, "four"));
         assertTrue(e.getMessage().contains("LyingSerializer") && e.getMessage().contains("4 bytes"), e.getMessage());
         assertEquals(liveBefore, pool.footprint().liveSlices(), "the half-written slice was freed");
         assertFalse(scratch.isOpen());
@@ -160,11 +168,11 @@ class SliceHandleTest {
                 return "";
             }
         };
-        assertThrows(IllegalStateException.class, () -> SliceWriter.write(pool, failing, "v", scratch));
+        assertThrows(IllegalStateException.class, () -> write(failing, "v"));
         assertEquals(0, pool.footprint().liveSlices());
-        assertThrows(NullPointerException.class, () -> SliceWriter.write(pool, Serializers.strings(), null, scratch));
+        assertThrows(NullPointerException.class, () -> write(Serializers.strings(), null));
         assertThrows(IllegalArgumentException.class,
-                () -> SliceWriter.write(pool, Serializers.bytes(), new byte[1 << 16], scratch));
+                () -> write(Serializers.bytes(), new byte[1 << 16]));
         assertEquals(0, pool.footprint().liveSlices());
     }
 }
