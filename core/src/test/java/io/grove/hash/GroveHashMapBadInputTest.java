@@ -270,7 +270,10 @@ class GroveHashMapBadInputTest {
                 v -> v.resize(v.size() + 60_000)));
         assertEquals(value + 0, map.get(0L), "a failed resize changed the value");
         assertEquals(model, new HashMap<>(map));
-        assertEquals(liveSlices, map.footprint().liveSlices(), "failed operations leaked slices");
+        // A failed operation may still finish a segment's growth (each locked operation moves old buckets first,
+        // and the last move frees the old array), so the count may drop by that; a leaked slice would also stay
+        // after clear(), which the exact check below catches.
+        assertTrue(map.footprint().liveSlices() <= liveSlices, "failed operations leaked slices");
         // Removing entries makes room again.
         for (long r = 0; r < failedKey; r += 2) {
             assertEquals(model.remove(r), map.remove(r));
