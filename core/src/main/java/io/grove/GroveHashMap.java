@@ -59,7 +59,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
     /**
      * Releases the map's off-heap memory: closes its own pool, or, on a shared pool, frees the map's slices.
-     * Idempotent.
+     * Idempotent. Operations that run while the map closes either complete (if they got in first) or throw
+     * {@link IllegalStateException}, as all later ones do; on a shared pool none of them touches memory that
+     * another map reuses.
      */
     @Override
     void close();

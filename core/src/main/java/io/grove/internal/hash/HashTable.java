@@ -42,6 +42,14 @@ import java.lang.invoke.VarHandle;
  * the largest slice the pool serves ({@code maxSliceSize / 8} buckets), or when memory for a larger array is
  * lacking; its chains then get longer, and nothing fails.
  *
+ * <p><b>Close on a shared pool</b> ({@link #close}) frees the table while other maps keep using the pool, and
+ * while operations on this map may still run: each segment is locked for good, its version left odd and its lock
+ * word marked closed before its memory is deleted. Writers announce the segment record to Nova before they try its
+ * lock, so a waiter's record is not reused until it has read the mark and given up; readers check after their
+ * version check that the record is still live, and lock-free walks check it now and then, so nothing read from a
+ * reused record is trusted. All of them throw {@link IllegalStateException}. A map's own pool needs none of this:
+ * it is closed whole, and its arena makes every racing access throw.
+ *
  * <p><b>Linearization points.</b> A successful update: the release store that ends its mutation. A read: its
  * final version check. A failed search under the lock: the moment the lock is held.
  *
@@ -60,6 +68,14 @@ final class HashTable {
     private final long directory;
     private final MemorySegment[] segmentBlocks;
     private final long[] segmentOffsets;
+    /** The references of the segment records, for Nova's write protocol and validation ({@link #lock}). */
+    private final long[] segmentRefs;
+    /**
+     * Whether the pool is shared with other maps, so that {@link #close} frees the table while the pool stays
+     * open: only then do operations guard against the close ({@link #lock}, {@link #isStable}). A map's own pool
+     * closes whole, and its arena makes every racing access throw {@link IllegalStateException}.
+     */
+    private final boolean sharedPool;
     private final int segmentShift;
     private final int maxBucketBits;
     private final boolean bounded;
@@ -70,10 +86,11 @@ final class HashTable {
      * A table sized for {@code expectedSize} entries, holding at most {@code maxEntries} entries and
      * {@code maxBytes} bytes ({@link Long#MAX_VALUE}: unbounded). A bound is split into exact per-segment quotas
      * that add up to it, so the whole never exceeds it; the number of segments is lowered so that every segment's
-     * entry quota is at least 1.
+     * entry quota is at least 1. {@code sharedPool}: whether other maps draw on {@code pool} too.
      */
-    HashTable(Pool pool, long expectedSize, long maxEntries, long maxBytes) {
+    HashTable(Pool pool, boolean sharedPool, long expectedSize, long maxEntries, long maxBytes) {
         this.pool = pool;
+        this.sharedPool = sharedPool;
         int segmentBits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
         segmentBits = Math.min(segmentBits, 63 - Long.numberOfLeadingZeros(maxEntries));
         int segments = 1 << segmentBits;
@@ -86,6 +103,7 @@ final class HashTable {
         int bucketBits = Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), MIN_BUCKET_BITS, maxBucketBits);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
+        this.segmentRefs = new long[segments];
         this.directory = pool.allocate(segments * Long.BYTES);
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
@@ -97,6 +115,7 @@ final class HashTable {
             for (; records < segments; records++) {
                 long segment = pool.allocate(SegmentLayout.SIZE);
                 db.set(ValueLayout.JAVA_LONG, dof + (long) records * Long.BYTES, segment);
+                segmentRefs[records] = segment;
                 segmentBlocks[records] = pool.segment(segment);
                 segmentOffsets[records] = pool.payloadOffset(segment);
             }
@@ -141,7 +160,10 @@ final class HashTable {
 
     // ---- lock-free reads ---------------------------------------------------------------------------------------
 
-    /** The segment's version once it is even (no mutation in progress). */
+    /**
+     * The segment's version once it is even (no mutation in progress). Throws {@link IllegalStateException} if the
+     * map was closed ({@link #close}).
+     */
     long awaitStable(int s) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
@@ -150,14 +172,31 @@ final class HashTable {
             if ((v & 1) == 0) {
                 return v;
             }
+            if (SegmentLayout.isClosed(sb, so) || sharedPool && !pool.isLive(segmentRefs[s])) {
+                throw closed();
+            }
             Backoff.pause(spins);
         }
     }
 
-    /** Whether no mutation began since {@code version} was read; orders the reads before it first. */
+    private static IllegalStateException closed() {
+        return new IllegalStateException("the map is closed");
+    }
+
+    /**
+     * Whether no mutation began since {@code version} was read; orders the reads before it first. Throws
+     * {@link IllegalStateException} if the segment record was deleted: only {@link #close} does that, and the
+     * version just read may then be another map's bytes.
+     */
     boolean isStable(int s, long version) {
         VarHandle.loadLoadFence();
-        return SegmentLayout.versionAcquire(segmentBlocks[s], segmentOffsets[s]) == version;
+        if (SegmentLayout.versionAcquire(segmentBlocks[s], segmentOffsets[s]) != version) {
+            return false;
+        }
+        if (sharedPool && !pool.isLive(segmentRefs[s])) { // after the version: a live record means it was its own
+            throw closed();
+        }
+        return true;
     }
 
     /**
@@ -172,7 +211,7 @@ final class HashTable {
         long e = chainHead(sb, so, scratch.keyHash());
         int hash = (int) scratch.keyHash();
         for (long steps = 0; e != 0; steps++) {
-            if (steps > bound) {
+            if (steps > bound || recordGone(s, steps)) {
                 return RETRY;
             }
             MemorySegment eb = pool.segment(e);
@@ -183,6 +222,15 @@ final class HashTable {
             e = EntryLayout.next(eb, eo);
         }
         return 0;
+    }
+
+    /**
+     * Checked now and then by lock-free walks: whether segment {@code s}'s record was deleted by {@link #close}, so
+     * that the bound the walk read from it may be another map's bytes; the walk then gives up and its validation
+     * throws.
+     */
+    private boolean recordGone(int s, long steps) {
+        return sharedPool && (steps & 63) == 63 && !pool.isLive(segmentRefs[s]);
     }
 
     /** The first entry of the chain that holds {@code hash}'s key: in the old array unless that bucket moved. */
@@ -209,16 +257,38 @@ final class HashTable {
 
     // ---- locked updates ----------------------------------------------------------------------------------------
 
-    void lock(int s) {
+    /**
+     * Takes segment {@code s}'s lock and returns the token to {@link #unlock} it with. On a shared pool the segment
+     * record is written under Nova's write protocol, announced before the first attempt and ended by
+     * {@code unlock}: so a {@link #close} cannot hand the record to another map while this thread spins on it or
+     * holds it. Throws {@link IllegalStateException} if the map was closed.
+     */
+    long lock(int s) {
+        long token = sharedPool ? pool.beginWrite(segmentRefs[s]) : 0;
+        if (token < 0) {
+            throw closed();
+        }
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
+            if (SegmentLayout.isClosed(sb, so)) {
+                endWrite(token);
+                throw closed();
+            }
             Backoff.pause(spins);
         }
+        return token;
     }
 
-    void unlock(int s) {
+    void unlock(int s, long token) {
         SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
+        endWrite(token);
+    }
+
+    private void endWrite(long token) {
+        if (sharedPool) {
+            pool.endWrite(token);
+        }
     }
 
 
@@ -550,11 +620,17 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         finishGrowth(sb, so);
+        SegmentLayout.beginMutation(sb, so);
+        deleteEntries(sb, so);
+        SegmentLayout.endMutation(sb, so);
+    }
+
+    /** Under the lock, inside a mutation, with no growth in progress: unlinks and deletes every entry. */
+    private void deleteEntries(MemorySegment sb, long so) {
         long buckets = SegmentLayout.buckets(sb, so);
         MemorySegment bb = pool.segment(buckets);
         long bo = pool.payloadOffset(buckets);
         long n = 1L << SegmentLayout.bucketBits(sb, so);
-        SegmentLayout.beginMutation(sb, so);
         for (long b = 0; b < n; b++) {
             long e = SegmentLayout.bucket(bb, bo, b);
             SegmentLayout.setBucket(bb, bo, b, 0);
@@ -568,21 +644,30 @@ final class HashTable {
         }
         SegmentLayout.setCount(sb, so, 0);
         SegmentLayout.setBytes(sb, so, 0);
-        SegmentLayout.endMutation(sb, so);
     }
 
-    /** Deletes every slice of the table; the table is unusable afterwards. */
-    void free() {
+    /**
+     * Closes the table in a pool that stays open, while operations may still run: locks every segment for good
+     * with its version odd ({@link SegmentLayout#markClosed}) and deletes its entries and bucket array, then deletes
+     * the segment records and the directory. An operation that raced with the close fails with
+     * {@link IllegalStateException}: a writer waiting for a lock announced its write to the record ({@link #lock}),
+     * so Nova keeps the record from reuse until it read the closed mark; a later writer cannot announce a deleted
+     * record; a reader sees the version change, or the record deleted ({@link #isStable}, {@link #awaitStable}).
+     */
+    void close() {
         for (int s = 0; s < segmentCount(); s++) {
-            lock(s);
-            clear(s);
-            pool.delete(SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]));
+            MemorySegment sb = segmentBlocks[s];
+            long so = segmentOffsets[s];
+            long token = lock(s);
+            finishGrowth(sb, so);
+            SegmentLayout.beginMutation(sb, so); // never ended
+            deleteEntries(sb, so);
+            pool.delete(SegmentLayout.buckets(sb, so));
+            SegmentLayout.markClosed(sb, so);
+            endWrite(token);
         }
-        long db = directory;
-        MemorySegment directoryBlock = pool.segment(db);
-        long dof = pool.payloadOffset(db);
         for (int s = 0; s < segmentCount(); s++) {
-            pool.delete(directoryBlock.get(ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
+            pool.delete(segmentRefs[s]);
         }
         pool.delete(directory);
     }
@@ -615,15 +700,15 @@ final class HashTable {
         long budget = SegmentLayout.count(sb, so) + 2;
         int bits = SegmentLayout.bucketBits(sb, so);
         long old = SegmentLayout.oldBuckets(sb, so);
-        budget = visit(SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
+        budget = visit(s, SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
         if (budget >= 0 && old != 0) {
-            budget = visit(old, bits - 1, p, fixedBits, sink, budget);
+            budget = visit(s, old, bits - 1, p, fixedBits, sink, budget);
         }
         return budget >= 0;
     }
 
     /** Visits one bucket array; returns the entries the walk may still pass, negative once exceeded. */
-    private long visit(long array, int arrayBits, long p, int fixedBits, EntrySink sink, long budget) {
+    private long visit(int s, long array, int arrayBits, long p, int fixedBits, EntrySink sink, long budget) {
         MemorySegment ab = pool.segment(array);
         long ao = pool.payloadOffset(array);
         long f = 1L << fixedBits;
@@ -636,8 +721,8 @@ final class HashTable {
                 continue;
             }
             for (; e != 0; e = next(e)) {
-                if (--budget < 0) {
-                    return budget;
+                if (--budget < 0 || recordGone(s, budget)) {
+                    return -1;
                 }
                 if (c >= f || (EntryLayout.hash(pool.segment(e), pool.payloadOffset(e)) & (f - 1)) == p) {
                     sink.accept(e);

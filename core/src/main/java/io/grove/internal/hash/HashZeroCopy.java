@@ -98,7 +98,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(value, "value");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -120,7 +120,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     public boolean remove(K key) {
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -138,7 +138,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(computer, "computer");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -162,7 +162,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(value, "value");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {

@@ -53,7 +53,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.ownsPool = ownsPool;
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
-        this.table = new HashTable(pool, expectedSize, bounds.maximumSize(), bounds.maximumBytes());
+        this.table = new HashTable(pool, !ownsPool, expectedSize, bounds.maximumSize(), bounds.maximumBytes());
         this.evictionListener = bounds.listener();
         this.hits = bounds.recordStats() ? new LongAdder() : null;
         this.misses = bounds.recordStats() ? new LongAdder() : null;
@@ -175,7 +175,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Ends a locked operation: unlocks, tells the listener of its evictions, frees the scratch. */
     @SuppressWarnings("unchecked")
     void finish(int s, Scratch scratch) {
-        table.unlock(s);
+        table.unlock(s, scratch.lockToken);
         try {
             for (int i = 0; i < scratch.evictedCount(); i++) {
                 try {
@@ -327,7 +327,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     private V update(Object key, V value, Object expected, Mode mode) {
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -365,7 +365,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Objects.requireNonNull(mappingFunction, "mappingFunction");
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e != 0) {
@@ -408,7 +408,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             boolean whenAbsent) {
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        table.lock(s);
+        scratch.lockToken = table.lock(s);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -469,11 +469,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     public void clear() {
         checkOpen();
         for (int s = 0; s < table.segmentCount(); s++) {
-            table.lock(s);
+            long token = table.lock(s);
             try {
                 table.clear(s);
             } finally {
-                table.unlock(s);
+                table.unlock(s, token);
             }
         }
     }
@@ -531,7 +531,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         if (ownsPool) {
             pool.close();
         } else if (!pool.isClosed()) {
-            table.free();
+            table.close();
         }
     }
 }

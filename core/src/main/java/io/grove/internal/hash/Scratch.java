@@ -22,6 +22,8 @@ final class Scratch {
     /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
     long bucket;
     long previous;
+    /** The token of the segment lock the current operation holds ({@link HashTable#lock}). */
+    long lockToken;
     private boolean inUse;
     /** Keys and values evicted by the current operation, alternating, for the listener; null until needed. */
     private java.util.ArrayList<Object> evicted;

@@ -21,8 +21,10 @@ import java.lang.invoke.VarHandle;
  * </pre>
  *
  * <ul>
- *   <li>lock: 0 free, 1 held. Writers take it with a CAS (acquire) and drop it with {@code setRelease}. It lives
- *       off heap so that a later file-backed table is locked across processes.
+ *   <li>lock: 0 free, 1 held, 2 closed (the map was closed on a pool that stays open: the segment is locked for
+ *       good and its version stays odd, so every operation that still reaches it fails). Writers take it with a
+ *       CAS (acquire) and drop it with {@code setRelease}. It lives off heap so that a later file-backed table is
+ *       locked across processes.
  *   <li>version: a seqlock for lock-free readers. Even while the segment is stable; a writer holding the lock makes
  *       it odd ({@link #beginMutation}: an opaque store followed by a store-store fence, so no store of the
  *       mutation becomes visible before it) before it changes any chain, bucket array or value reference, and even
@@ -46,6 +48,7 @@ final class SegmentLayout {
     /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
     static final long MOVED = 1;
     private static final int LOCK = 0;
+    private static final int CLOSED = 2;
     private static final int BUCKET_BITS = 4;
     private static final int VERSION = 8;
     private static final int COUNT = 16;
@@ -66,6 +69,16 @@ final class SegmentLayout {
 
     static void unlock(MemorySegment block, long segment) {
         INT.setRelease(block, segment + LOCK, 0);
+    }
+
+    /** By the holder of the lock: locks the segment for good (see {@link #isClosed}). */
+    static void markClosed(MemorySegment block, long segment) {
+        INT.setRelease(block, segment + LOCK, CLOSED);
+    }
+
+    /** Whether the segment's map was closed: its lock is never free again and its version stays odd. */
+    static boolean isClosed(MemorySegment block, long segment) {
+        return (int) INT.getAcquire(block, segment + LOCK) == CLOSED;
     }
 
     static long versionAcquire(MemorySegment block, long segment) {
