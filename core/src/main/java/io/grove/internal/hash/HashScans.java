@@ -144,9 +144,14 @@ final class HashScans<K, V> {
             Scratch scratch = map.scratchForIteration();
             K key;
             try {
-                key = map.readKey(lastEntry, scratch);
+                int length = table.keyLength(lastEntry);
+                pool.validate(lastEntry); // fenced: the length is the entry's own, not a reuser's
+                key = map.readKey(lastEntry, length, scratch);
                 pool.validate(lastEntry);
-            } catch (ConcurrentModificationException removedMeanwhile) {
+            } catch (RuntimeException removedMeanwhile) { // a reuser's bytes may also make the serializer throw
+                if (pool.isLive(lastEntry)) {
+                    throw removedMeanwhile;
+                }
                 lastEntry = 0;
                 return;
             } finally {

@@ -103,8 +103,14 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return read(valueSerializer, e, table.valueOffset(e), table.valueLength(e), scratch);
     }
 
-    K readKey(long entry, Scratch scratch) {
-        return read(keySerializer, entry, table.keyOffset(entry), table.keyLength(entry), scratch);
+    /** Deserializes entry {@code e}'s key; the entry must be known to be linked, as for {@link #readValue}. */
+    K readKey(long e, Scratch scratch) {
+        return readKey(e, table.keyLength(e), scratch);
+    }
+
+    /** Deserializes the {@code length} key bytes of entry {@code e}. */
+    K readKey(long e, int length, Scratch scratch) {
+        return read(keySerializer, e, table.keyOffset(e), length, scratch);
     }
 
     private <T> T read(Serializer<T> serializer, long ref, long offset, int length, Scratch scratch) {
