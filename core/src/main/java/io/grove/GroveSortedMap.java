@@ -34,11 +34,12 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * <p>Sizes: a key takes one slice of the pool and may be as large as {@link MemoryPool#maxSliceSize()}; a value
  * takes one slice with an 8-byte header (its lock, Oak §3.3), so it may be 8 bytes smaller.
  *
- * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's in one point: a
- * removed key keeps its bytes until the map compacts its chunk (removals trigger that once they reach half a
- * chunk), so a handle on a removed key may still read the key, its own bytes, until then; after the compaction it
- * throws {@link java.util.ConcurrentModificationException}. Value handles fail as soon as the value is removed or
- * replaced.
+ * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's, which end when
+ * their entry is removed or its value replaced (key and value share a slice there): here a key has its own slice,
+ * so a key handle survives puts, and a removed key keeps its bytes until the map compacts its chunk (removals
+ * trigger that once they reach half a chunk), so a handle on a removed key may still read the key, its own bytes,
+ * until then; after the compaction it throws {@link java.util.ConcurrentModificationException}. Value handles fail
+ * as soon as the value is removed or replaced.
  *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries throws {@link IllegalStateException}.
@@ -63,7 +64,9 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
 
     /**
      * Releases the map's off-heap memory: closes its own pool, or, on a shared pool, frees the map's slices.
-     * Idempotent.
+     * Idempotent. Operations that run while the map closes either complete (if they got in first) or throw
+     * {@link IllegalStateException}, as all later ones do; on a shared pool none of them touches memory that
+     * another map reuses.
      */
     @Override
     void close();

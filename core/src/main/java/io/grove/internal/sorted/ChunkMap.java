@@ -1,13 +1,17 @@
 package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceResizer;
 import io.grove.serial.Serializer;
 import io.grove.view.ResizableView;
+import java.util.Collections;
 import java.util.ConcurrentModificationException;
+import java.util.IdentityHashMap;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -107,6 +111,8 @@ final class ChunkMap<K, V> {
             return false;
         }
         closed = true;
+        values.markClosed();
+        rebalancer.markClosed();
         return true;
     }
 
@@ -286,7 +292,7 @@ final class ChunkMap<K, V> {
             Chunk c = reuse ? searched : index.locate(keys, s.key(), s.keyLength());
             searched = null;
             if (!c.publish()) {
-                Rebalancer.awaitReplaced(c);
+                rebalancer.awaitReplaced(c);
                 continue;
             }
             int e;
@@ -564,14 +570,45 @@ final class ChunkMap<K, V> {
         return bytes;
     }
 
-    /** Deletes every key and value slice of the map (on close, with no operation running). */
+    /**
+     * Deletes every key and value slice of the map, on close (after {@link #markClosed}), while operations may
+     * still run. Each chunk is frozen for good first (a chunk a rebalancer froze is waited for and its
+     * replacements taken instead), and its writers are drained: no entry or value is linked into it afterwards,
+     * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Each value is deleted
+     * under its lock, so an in-place update that holds it finishes first and nobody writes into memory the pool
+     * hands to another map; writers that come later find the value gone and throw ({@link Values#markClosed}).
+     */
     void freeAll() {
-        for (Chunk c : index.snapshot()) {
-            for (int e = c.first(); e != Chunk.NONE; e = c.next(e)) {
-                pool.delete(c.keyRef(e));
-                long value = c.valueRef(e);
-                if (value != 0) {
-                    pool.delete(value);
+        Set<Chunk> freed = Collections.newSetFromMap(new IdentityHashMap<>());
+        boolean replacedMeanwhile;
+        do {
+            replacedMeanwhile = false;
+            for (Chunk c : index.snapshot()) {
+                if (freed.contains(c)) {
+                    continue;
+                }
+                if (!c.freeze()) { // a rebalancer has it: its replacements come into the index
+                    for (int attempt = 0; !c.isReplaced(); attempt++) {
+                        Backoff.pause(attempt); // parks in the end: the rebalancer may be a virtual thread
+                    }
+                    replacedMeanwhile = true;
+                    continue;
+                }
+                Rebalancer.drain(c);
+                freeEntries(c);
+                freed.add(c);
+            }
+        } while (replacedMeanwhile);
+    }
+
+    private void freeEntries(Chunk c) {
+        for (int e = c.first(); e != Chunk.NONE; e = c.next(e)) {
+            pool.delete(c.keyRef(e));
+            long value = c.valueRef(e);
+            if (value != 0) {
+                long locked = values.lockUnlessGone(value);
+                if (locked != -1) {
+                    values.retire(value, locked);
                 }
             }
         }

@@ -37,6 +37,8 @@ import io.grove.internal.sync.Backoff;
  */
 final class Rebalancer {
     private final ChunkIndex index;
+    /** Set when the map closes: the close freezes every chunk for good, so nobody may wait for a replacement. */
+    private volatile boolean closed;
     private final Keys keys;
     private final Pool pool;
     private final int chunkSize;
@@ -51,6 +53,10 @@ final class Rebalancer {
     /** Whether a chunk with this many removals should be compacted. */
     boolean shouldCompact(int removals) {
         return removals >= Math.max(1, chunkSize / 2);
+    }
+
+    void markClosed() {
+        closed = true;
     }
 
     /** Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. */
@@ -117,15 +123,21 @@ final class Rebalancer {
         return fresh;
     }
 
-    private static void drain(Chunk c) {
+    static void drain(Chunk c) {
         for (int attempt = 0; c.hasPending(); attempt++) {
             Backoff.pause(attempt);
         }
     }
 
-    /** Waits until {@code c} is replaced by its rebalancer. */
-    static void awaitReplaced(Chunk c) {
+    /**
+     * Waits until {@code c} is replaced by its rebalancer. Throws {@link IllegalStateException} once the map is
+     * closed: {@code c} may be frozen by the close, which never replaces it.
+     */
+    void awaitReplaced(Chunk c) {
         for (int attempt = 0; !c.isReplaced(); attempt++) {
+            if (closed) {
+                throw new IllegalStateException("the map is closed");
+            }
             Backoff.pause(attempt);
         }
     }

@@ -30,6 +30,11 @@ final class Values<V> {
 
     private final Pool pool;
     final Serializer<V> serializer;
+    /**
+     * Set when the map closes. A closed map's entries keep referring to values its close deleted, so every path
+     * that finds a value gone and would read the entry again throws {@link IllegalStateException} instead.
+     */
+    private volatile boolean closed;
 
     Values(Pool pool, Serializer<V> serializer) {
         this.pool = pool;
@@ -58,6 +63,17 @@ final class Values<V> {
         return ref;
     }
 
+    /** Marks the map closed: see {@link #closed}. */
+    void markClosed() {
+        closed = true;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the map is closed");
+        }
+    }
+
     /** A placeholder for {@code compute} on an absent key: absent and locked by the caller. */
     long placeholder() {
         long ref = pool.allocate(ValueHeader.HEADER);
@@ -75,6 +91,7 @@ final class Values<V> {
         for (int attempt = 0; ; attempt++) {
             long header = ValueHeader.headerAcquire(block, at);
             if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
+                checkOpen();
                 return RETRY; // (a header read from a slice reused since can show any bits: check first)
             }
             if (ValueHeader.isPlaceholder(header)) {
@@ -88,6 +105,7 @@ final class Values<V> {
             try {
                 value = deserialize(ref, block, at, view);
             } catch (ConcurrentModificationException stale) {
+                checkOpen();
                 return RETRY;
             } catch (RuntimeException e) {
                 if (ValueHeader.isStable(block, at, header) && pool.isLive(ref)) {
@@ -110,6 +128,7 @@ final class Values<V> {
         long at = pool.payloadOffset(ref);
         long header = ValueHeader.headerAcquire(block, at);
         if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
+            checkOpen();
             return null;
         }
         return !ValueHeader.isPlaceholder(header);
@@ -132,9 +151,18 @@ final class Values<V> {
 
     /**
      * Locks value {@code ref}, waiting while another thread holds it: the locked header, or -1 if the value left
-     * its entry (re-read the entry).
+     * its entry (re-read the entry). Throws {@link IllegalStateException} instead if the map was closed.
      */
     long lock(long ref) {
+        long locked = lockUnlessGone(ref);
+        if (locked == -1) {
+            checkOpen();
+        }
+        return locked;
+    }
+
+    /** As {@link #lock}, for the close itself: -1 if the value is gone, whether the map is closed or not. */
+    long lockUnlessGone(long ref) {
         long token = pool.beginWrite(ref);
         if (token == -1) {
             return -1;

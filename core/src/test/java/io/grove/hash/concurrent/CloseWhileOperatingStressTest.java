@@ -1,156 +1,33 @@
 package io.grove.hash.concurrent;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.grove.GroveHashMap;
-import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
+import io.grove.testing.CloseRace;
 import io.grove.testing.StressRun;
-import io.grove.view.Handle;
-import java.util.ConcurrentModificationException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code close()} while operations run. A victim map and a bystander map share one pool; workers hammer the victim
- * with every kind of operation (16 segments, so many of them wait for segment locks) until a closer thread closes
- * it in the middle of their work; one bystander thread owns the bystander map and keeps a model of it, writing
- * entries whose sizes match the victim's segment records and bucket arrays, so that memory the close frees is
- * reused at once by the bystander.
- *
- * <p>Checked: every operation on the victim either completes or throws {@link IllegalStateException} (a handle
- * read may also throw {@link ConcurrentModificationException}), and once a worker saw the close, all its later
- * operations throw {@link IllegalStateException}; no worker hangs (the run's cap); the bystander map equals its
- * model throughout and at the end — an operation of the closed map that wrote into memory the bystander reuses
- * would show there; once both maps are closed, the pool holds no live slice.
+ * {@code close()} of a hash map on a shared pool while operations run ({@link CloseRace}): 16 segments, so many
+ * workers wait for segment locks when the close comes. Before the fix every thread configuration hung here:
+ * writers waiting for a lock spun on the freed segment record.
  */
 class CloseWhileOperatingStressTest {
     private static final int ROUNDS = 12;
-    private static final int OPERATIONS_BEFORE_CLOSE = 4_000;
-    private static final int BYSTANDER_WRITES_AFTER_CLOSE = 20_000;
-    private static final int KEYS = 512;
 
     @ParameterizedTest
     @EnumSource(StressRun.Threads.class)
     void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads) throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            runRound(threads, round);
-        }
-    }
-
-    private static void runRound(StressRun.Threads threads, int round) throws Exception {
-        try (MemoryPool pool = MemoryPool.builder().blockSize(1 << 16).memoryLimit(64L << 20).build()) {
-            GroveHashMap<Long, Long> victim = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
-                    .expectedSize(1).pool(pool).build();
-            GroveHashMap<Long, byte[]> bystander = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
-                    .expectedSize(1).pool(pool).build();
-            AtomicLong victimOperations = new AtomicLong();
-            AtomicInteger sawClose = new AtomicInteger();
-            AtomicLong bystanderWrites = new AtomicLong();
-            int workers = threads.count - 2;
-            StressRun run = new StressRun();
-            run.workers(threads.factory("victim"), workers, index -> {
-                boolean closedSeen = false;
-                for (long i = 0; run.proceed(i) && !closedSeen; i++) {
-                    try {
-                        operate(victim, ThreadLocalRandom.current());
-                        victimOperations.incrementAndGet();
-                    } catch (IllegalStateException closed) {
-                        closedSeen = true;
-                    } catch (ConcurrentModificationException handleEnded) {
-                        // a handle read whose entry was replaced, removed or freed by the close
-                    }
-                }
-                if (closedSeen) {
-                    sawClose.incrementAndGet();
-                    for (int after = 0; after < 16; after++) {
-                        try {
-                            operate(victim, ThreadLocalRandom.current());
-                            throw new AssertionError("an operation on the closed map completed");
-                        } catch (IllegalStateException expected) {
-                            // every operation after the close throws
-                        }
-                    }
-                }
+            CloseRace.round(threads, "hash map, round " + round, pool -> {
+                GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
+                        .expectedSize(1).pool(pool).build();
+                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> m.replace(key, key, key + 1));
+            }, pool -> {
+                GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
+                        .expectedSize(1).pool(pool).build();
+                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
             });
-            run.workers(threads.factory("closer"), 1, index -> {
-                for (long i = 0; victimOperations.get() < OPERATIONS_BEFORE_CLOSE && run.proceed(i); i++) {
-                    Thread.onSpinWait();
-                }
-                victim.close();
-            });
-            run.workers(threads.factory("bystander"), 1, index -> {
-                Map<Long, byte[]> model = new HashMap<>();
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (long i = 0; run.proceed(i) && (sawClose.get() < workers || i < BYSTANDER_WRITES_AFTER_CLOSE); i++) {
-                    long key = random.nextInt(KEYS);
-                    if (random.nextInt(4) == 0) {
-                        assertArrayEquals(model.remove(key), bystander.remove(key), "bystander remove of " + key);
-                    } else {
-                        byte[] value = bystanderValue(key, i);
-                        assertArrayEquals(model.put(key, value), bystander.put(key, value), "bystander put of " + key);
-                    }
-                    long probe = random.nextInt(KEYS);
-                    assertArrayEquals(model.get(probe), bystander.get(probe), "bystander get of " + probe);
-                    bystanderWrites.incrementAndGet();
-                }
-                assertEquals(model.size(), bystander.size());
-                for (Map.Entry<Long, byte[]> e : bystander.entrySet()) {
-                    assertArrayEquals(model.get(e.getKey()), e.getValue(), "bystander entry " + e.getKey());
-                }
-            });
-            run.runAndCheck("round " + round + " with " + threads, () -> "victim operations " + victimOperations.get()
-                    + ", workers that saw the close " + sawClose.get() + " of " + workers + ", bystander writes "
-                    + bystanderWrites.get());
-            assertEquals(workers, sawClose.get(), "every victim worker ends by seeing the close");
-            bystander.close();
-            victim.close();
-            assertEquals(0, pool.footprint().liveSlices(), "closed maps left slices in the shared pool");
         }
-    }
-
-    /** One random operation of any kind on the victim. */
-    private static void operate(GroveHashMap<Long, Long> map, ThreadLocalRandom random) {
-        long key = random.nextInt(KEYS);
-        switch (random.nextInt(10)) {
-            case 0 -> map.put(key, key);
-            case 1 -> map.remove(key);
-            case 2 -> map.get(key);
-            case 3 -> map.compute(key, (k, v) -> v == null ? k : null);
-            case 4 -> map.zc().putIfAbsentComputeIfPresent(key, key, v -> v.putLong(0, v.getLong(0)));
-            case 5 -> map.zc().computeIfPresent(key, v -> v.resize(8)); // moves the entry to a new slice
-            case 6 -> {
-                Handle h = map.zc().get(key);
-                if (h != null) {
-                    h.getLong(0);
-                }
-            }
-            case 7 -> map.containsKey(key);
-            case 8 -> {
-                int n = 0;
-                for (var it = map.keySet().iterator(); it.hasNext() && n < 8; n++) {
-                    it.next();
-                }
-            }
-            default -> map.putIfAbsent(key, key);
-        }
-    }
-
-    /**
-     * A value whose entry (24 bytes of fields, the 8-byte key, the value) takes 64 or 128 bytes: the payload sizes
-     * of the victim's segment records and its smallest bucket arrays, so freed ones are reused here.
-     */
-    private static byte[] bystanderValue(long key, long i) {
-        byte[] value = new byte[(i & 1) == 0 ? 32 : 96];
-        for (int b = 0; b < value.length; b++) {
-            value[b] = (byte) (key * 31 + i + b);
-        }
-        return value;
     }
 }
