@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * would show there; once both maps are closed, the pool holds no live slice.
  */
 public final class CloseRace {
+    private static final int ROUNDS = 12;
     private static final int OPERATIONS_BEFORE_CLOSE = 4_000;
     private static final int BYSTANDER_WRITES_AFTER_CLOSE = 20_000;
     private static final int KEYS = 512;
@@ -47,8 +48,18 @@ public final class CloseRace {
 
     private CloseRace() {}
 
-    /** One round: opens a victim ({@code Long} values) and a bystander ({@code byte[]} values) on a fresh pool. */
-    public static void round(StressRun.Threads threads, String what, Opener<Long> victims, Opener<byte[]> bystanders)
+    /**
+     * Runs {@value #ROUNDS} rounds, each with a victim ({@code Long} values) and a bystander ({@code byte[]} values)
+     * that {@code victims} and {@code bystanders} open on a fresh shared pool.
+     */
+    public static void run(StressRun.Threads threads, String what, Opener<Long> victims, Opener<byte[]> bystanders)
+            throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            round(threads, what + ", round " + round, victims, bystanders);
+        }
+    }
+
+    private static void round(StressRun.Threads threads, String what, Opener<Long> victims, Opener<byte[]> bystanders)
             throws Exception {
         try (MemoryPool pool = MemoryPool.builder().blockSize(1 << 16).memoryLimit(64L << 20).build()) {
             Victim<Long> victim = victims.open(pool);

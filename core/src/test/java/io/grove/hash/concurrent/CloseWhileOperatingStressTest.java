@@ -13,21 +13,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * writers waiting for a lock spun on the freed segment record.
  */
 class CloseWhileOperatingStressTest {
-    private static final int ROUNDS = 12;
-
     @ParameterizedTest
     @EnumSource(StressRun.Threads.class)
     void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads) throws Exception {
-        for (int round = 0; round < ROUNDS; round++) {
-            CloseRace.round(threads, "hash map, round " + round, pool -> {
-                GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
-                        .expectedSize(1).pool(pool).build();
-                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> m.replace(key, key, key + 1));
-            }, pool -> {
-                GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
-                        .expectedSize(1).pool(pool).build();
-                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
-            });
-        }
+        CloseRace.run(threads, "hash map", pool -> {
+            GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
+                    .expectedSize(1).pool(pool).build();
+            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> m.replace(key, key, key + 1));
+        }, pool -> {
+            GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
+                    .expectedSize(1).pool(pool).build();
+            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
+        });
     }
 }

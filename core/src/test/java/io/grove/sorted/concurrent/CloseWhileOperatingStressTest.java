@@ -13,22 +13,18 @@ import org.junit.jupiter.params.provider.EnumSource;
  * range scans among the operations and chunks of 4 entries, so rebalances run when the close comes.
  */
 class CloseWhileOperatingStressTest {
-    private static final int ROUNDS = 12;
-
     @ParameterizedTest
     @EnumSource(StressRun.Threads.class)
     void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads) throws Exception {
-        for (int round = 0; round < ROUNDS; round++) {
-            CloseRace.round(threads, "ordered map, round " + round, pool -> {
-                GroveSortedMap<Long, Long> map = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
-                        .chunkSize(4).pool(pool).build();
-                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> navigate(map, key));
-            }, pool -> {
-                GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
-                        .chunkSize(4).pool(pool).build();
-                return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
-            });
-        }
+        CloseRace.run(threads, "ordered map", pool -> {
+            GroveSortedMap<Long, Long> map = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
+                    .chunkSize(4).pool(pool).build();
+            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> navigate(map, key));
+        }, pool -> {
+            GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
+                    .chunkSize(4).pool(pool).build();
+            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
+        });
     }
 
     private static void navigate(ConcurrentNavigableMap<Long, Long> map, long key) {
