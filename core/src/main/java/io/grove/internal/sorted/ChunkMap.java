@@ -296,20 +296,24 @@ final class ChunkMap<K, V> {
                 continue;
             }
             int e;
+            boolean full = false;
             try {
                 long window = reuse ? s.searchedWindow : c.window(keys, s.key(), s.keyLength(), false);
                 e = c.holding(keys, s.key(), s.keyLength(), window);
                 if (e == Chunk.NONE && create) {
                     e = insertEntry(s, c, window);
-                    if (e == Chunk.NONE) {
-                        c.unpublish();
-                        rebalancer.rebalance(c);
-                        continue;
-                    }
+                    full = e == Chunk.NONE;
                 }
             } catch (RuntimeException | Error t) {
                 c.unpublish();
                 throw t;
+            }
+            if (full) {
+                // unpublished before the rebalance, which waits for the chunk's writers (and, once the map is
+                // closed, throws: outside the try above, whose unpublish would then be a second one)
+                c.unpublish();
+                rebalancer.rebalance(c);
+                continue;
             }
             if (e == Chunk.NONE) {
                 c.unpublish();
