@@ -22,7 +22,7 @@ public final class InPlaceUpdateReads {
      * Copiers stop after this many reads in all even while writers remain. On virtual threads, 120 CPU-bound
      * copiers can keep the carriers from resuming a parked writer for seconds (the scheduler behaviour
      * {@link StressRun} describes): once seen in a run of the hash map's tests, one writer made 1,026 of its 1,500
-     * updates in the 20 s cap while the copiers read 12.5M times. Runs that finish read 0.1M to 1.9M times in all,
+     * updates in the 20 s cap while the copiers read 12.5M times. Runs that finish read 0.1M to 2.3M times in all,
      * so the bound only ends the copiers of a run that would otherwise starve its last writer into the cap.
      */
     private static final long MAX_READS = 4_000_000;
