@@ -78,42 +78,34 @@ final class ChunkMap<K, V> {
     final Rebalancer rebalancer;
     final int chunkSize;
     private final ThreadLocal<Scratch> scratch;
-    private volatile boolean closed;
+    private final Closing closing = new Closing();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
         this.pool = pool;
         this.keySerializer = keySerializer;
-        this.values = new Values<>(pool, valueSerializer);
+        this.values = new Values<>(pool, valueSerializer, closing);
         this.keys = new Keys(pool, order);
         this.chunkSize = chunkSize;
         this.index = new ChunkIndex(
                 new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], new long[0], 0, 0));
-        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize);
+        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing);
         this.scratch = ThreadLocal.withInitial(() -> new Scratch(values));
     }
 
     void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("the map is closed");
-        }
+        closing.check();
         if (pool.isClosed()) {
             throw new IllegalStateException("the map's memory pool is closed");
         }
     }
 
     boolean isClosed() {
-        return closed;
+        return closing.isClosed();
     }
 
     /** Marks the map closed; {@code false} if it already was. */
-    synchronized boolean markClosed() {
-        if (closed) {
-            return false;
-        }
-        closed = true;
-        values.markClosed();
-        rebalancer.markClosed();
-        return true;
+    boolean markClosed() {
+        return closing.close();
     }
 
     /** Takes the thread's scratch with {@code key} serialized as the probe. */
@@ -580,7 +572,7 @@ final class ChunkMap<K, V> {
      * replacements taken instead), and its writers are drained: no entry or value is linked into it afterwards,
      * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Each value is deleted
      * under its lock, so an in-place update that holds it finishes first and nobody writes into memory the pool
-     * hands to another map; writers that come later find the value gone and throw ({@link Values#markClosed}).
+     * hands to another map; writers that come later find the value gone and throw ({@link Closing}).
      */
     void freeAll() {
         Set<Chunk> freed = Collections.newSetFromMap(new IdentityHashMap<>());

@@ -37,13 +37,14 @@ import io.grove.internal.sync.Backoff;
  */
 final class Rebalancer {
     private final ChunkIndex index;
-    /** Set when the map closes: the close freezes every chunk for good, so nobody may wait for a replacement. */
-    private volatile boolean closed;
+    /** Once the map is closed its chunks stay frozen for good: nobody may wait for a replacement then. */
+    private final Closing closing;
     private final Keys keys;
     private final Pool pool;
     private final int chunkSize;
 
-    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize) {
+    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing) {
+        this.closing = closing;
         this.index = index;
         this.keys = keys;
         this.pool = pool;
@@ -53,10 +54,6 @@ final class Rebalancer {
     /** Whether a chunk with this many removals should be compacted. */
     boolean shouldCompact(int removals) {
         return removals >= Math.max(1, chunkSize / 2);
-    }
-
-    void markClosed() {
-        closed = true;
     }
 
     /** Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. */
@@ -135,9 +132,7 @@ final class Rebalancer {
      */
     void awaitReplaced(Chunk c) {
         for (int attempt = 0; !c.isReplaced(); attempt++) {
-            if (closed) {
-                throw new IllegalStateException("the map is closed");
-            }
+            closing.check();
             Backoff.pause(attempt);
         }
     }

@@ -30,15 +30,13 @@ final class Values<V> {
 
     private final Pool pool;
     final Serializer<V> serializer;
-    /**
-     * Set when the map closes. A closed map's entries keep referring to values its close deleted, so every path
-     * that finds a value gone and would read the entry again throws {@link IllegalStateException} instead.
-     */
-    private volatile boolean closed;
+    /** A closed map's entries keep referring to values its close deleted: a value found gone then throws. */
+    private final Closing closing;
 
-    Values(Pool pool, Serializer<V> serializer) {
+    Values(Pool pool, Serializer<V> serializer, Closing closing) {
         this.pool = pool;
         this.serializer = serializer;
+        this.closing = closing;
     }
 
     /** A new private value slice holding {@code value}, header fresh. */
@@ -63,17 +61,6 @@ final class Values<V> {
         return ref;
     }
 
-    /** Marks the map closed: see {@link #closed}. */
-    void markClosed() {
-        closed = true;
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("the map is closed");
-        }
-    }
-
     /** A placeholder for {@code compute} on an absent key: absent and locked by the caller. */
     long placeholder() {
         long ref = pool.allocate(ValueHeader.HEADER);
@@ -91,7 +78,7 @@ final class Values<V> {
         for (int attempt = 0; ; attempt++) {
             long header = ValueHeader.headerAcquire(block, at);
             if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
-                checkOpen();
+                closing.check();
                 return RETRY; // (a header read from a slice reused since can show any bits: check first)
             }
             if (ValueHeader.isPlaceholder(header)) {
@@ -105,7 +92,7 @@ final class Values<V> {
             try {
                 value = deserialize(ref, block, at, view);
             } catch (ConcurrentModificationException stale) {
-                checkOpen();
+                closing.check();
                 return RETRY;
             } catch (RuntimeException e) {
                 if (ValueHeader.isStable(block, at, header) && pool.isLive(ref)) {
@@ -128,7 +115,7 @@ final class Values<V> {
         long at = pool.payloadOffset(ref);
         long header = ValueHeader.headerAcquire(block, at);
         if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
-            checkOpen();
+            closing.check();
             return null;
         }
         return !ValueHeader.isPlaceholder(header);
@@ -156,7 +143,7 @@ final class Values<V> {
     long lock(long ref) {
         long locked = lockUnlessGone(ref);
         if (locked == -1) {
-            checkOpen();
+            closing.check();
         }
         return locked;
     }
