@@ -17,15 +17,22 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's segment is
- * locked: it must be short and must not use the map. {@code putAll}, {@code replaceAll} and {@code clear} are
+ * locked: it should be short (writers of the segment's other keys wait for it; readers do not) and must not update
+ * the map. A function that calls the map on a key of its own segment in a way that would wait for itself (an
+ * update, or a read of the key being updated in place) gets {@link IllegalStateException} ("Recursive update"),
+ * as {@link java.util.concurrent.ConcurrentHashMap}'s does, and the map is left unchanged. {@code putAll}, {@code replaceAll} and {@code clear} are
  * atomic per key, not as a whole. Iterators and views are weakly consistent, as {@link
  * java.util.concurrent.ConcurrentHashMap}'s: they never throw {@link java.util.ConcurrentModificationException},
  * return each entry present throughout the iteration exactly once, and may or may not show concurrent changes.
  * {@code size()} adds per-segment counts and is exact only when no update runs.
  *
- * <p>Sizes and handles: an entry (24 bytes of fields, the key padded with them to a multiple of 8, then the value)
+ * <p>Reads ({@code get}, {@code containsKey}, iteration, {@code zc().get}) take no lock and never wait for a
+ * writer of another key; a read of a key whose value a {@link ZeroCopyMap#computeIfPresent zero-copy in-place
+ * update} is changing waits until that update ends, so that it sees the value before or after, never in between.
+ *
+ * <p>Sizes and handles: an entry (32 bytes of fields, the key padded with them to a multiple of 8, then the value)
  * is one slice of the pool, so a key and value together may take at most {@link MemoryPool#maxSliceSize()} minus
- * 24 to 31 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. Because key
+ * 32 to 39 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. Because key
  * and value share the slice, a put that replaces a value (or an in-place update that resizes it) moves the entry
  * to a new slice: handles from {@link #zc()} on its old value and on its key then fail with
  * {@link java.util.ConcurrentModificationException}, as after a removal.
@@ -40,7 +47,7 @@ import java.util.concurrent.ConcurrentMap;
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries — directly, through a view or its iterator, or through {@link #zc()} — and
  * {@link #footprint()} and {@link #stats()} throw {@link IllegalStateException}; obtaining a view object itself
- * does not.
+ * ({@link #keySet()}, {@link #zc()}...) does not.
  */
 public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
@@ -111,7 +118,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         }
 
         /**
-         * Bounds the bytes of the entries (per entry: 24 bytes of fields, the key padded with them to a multiple of
+         * Bounds the bytes of the entries (per entry: 32 bytes of fields, the key padded with them to a multiple of
          * 8, and the value; slice headers and rounding not counted): an insertion beyond it evicts. At least 1,024.
          */
         public Builder<K, V> maximumBytes(long bytes) {

@@ -180,15 +180,16 @@ class GroveHashMapBadInputTest {
         expectEach(IllegalArgumentException.class, map, cases);
         assertTheLimitIsNamed(map, big, max);
 
-        // Exactly an entry filling the largest slice fits: 24 bytes of fields, the 4-byte key padded to a multiple
-        // of 8 (32 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
-        String largest = "y".repeat(max - 32);
+        // Exactly an entry filling the largest slice fits: 32 bytes of fields, the 4-byte key padded to a multiple
+        // of 8 (40 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
+        int entryFields = 40;
+        String largest = "y".repeat(max - entryFields);
         IllegalArgumentException oneMore = assertThrows(IllegalArgumentException.class,
                 () -> map.put("edge", largest + "y"));
-        assertTrue(oneMore.getMessage().contains("at most " + (max - 32) + " bytes"), oneMore::getMessage);
+        assertTrue(oneMore.getMessage().contains("at most " + (max - entryFields) + " bytes"), oneMore::getMessage);
         assertNull(map.put("edge", largest));
         assertEquals(largest, map.get("edge"));
-        assertEquals(max - 32, map.zc().get("edge").size());
+        assertEquals(max - entryFields, map.zc().get("edge").size());
         assertNull(map.get(big));
         assertFalse(map.containsKey(big));
         assertEquals(largest, map.remove("edge"));
@@ -306,8 +307,10 @@ class GroveHashMapBadInputTest {
                 .build());
         Map<String, Executable> cases = usesAfterClose(map, map.zc(), map);
         cases.put("stats", map::stats);
-        cases.put("zc()", map::zc);
+        cases.put("footprint", map::footprint);
+        cases.put("zc() obtained after close: get", () -> map.zc().get("a"));
         expectEachIllegalStateAfterClose(cases);
+        assertDoesNotThrow(map::zc, "obtaining a view does not throw after close(); using it does");
     }
 
     @Test

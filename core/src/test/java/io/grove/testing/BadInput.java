@@ -211,6 +211,10 @@ public final class BadInput {
         var values = map.values();
         var entries = map.entrySet();
         Iterator<String> keyIterator = map.keySet().iterator();
+        Iterator<String> advancedIterator = map.keySet().iterator();
+        advancedIterator.next(); // the map holds more keys: the iterator may have read them ahead
+        Iterator<String> checkedIterator = map.keySet().iterator();
+        checkedIterator.hasNext();
         Handle handle = zc.get("a");
         closeable.close();
         closeable.close(); // idempotent
@@ -256,6 +260,9 @@ public final class BadInput {
         cases.put("entrySet().iterator", entries::iterator);
         cases.put("entrySet().stream().count", () -> entries.stream().count());
         cases.put("iterator made before close: hasNext", keyIterator::hasNext);
+        cases.put("iterator advanced before close: hasNext", advancedIterator::hasNext);
+        cases.put("iterator advanced before close: next", advancedIterator::next);
+        cases.put("iterator whose hasNext said true before close: next", checkedIterator::next);
         cases.put("zc made before close: get", () -> zc.get("a"));
         cases.put("zc made before close: put", () -> zc.put("a", "2"));
         cases.put("zc made before close: putIfAbsent", () -> zc.putIfAbsent("new", "2"));

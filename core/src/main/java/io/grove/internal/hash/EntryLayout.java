@@ -9,14 +9,21 @@ import java.lang.invoke.VarHandle;
  * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0            8            12           16            20           24               valueOffset(keyLength)
- *            +------------+------------+------------+-------------+------------+----------------+--+-------------+
- *            | next (ref) | hash (int) | keyLength  | valueLength | uses (int) | key            |  | value       |
- *            +------------+------------+------------+-------------+------------+----------------+--+-------------+
+ * byte offset 0            8              16           20           24            28           32      valueOffset(keyLength)
+ *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+
+ *            | next (ref) | stamp (long) | hash (int) | keyLength  | valueLength | uses (int) | key |  | value       |
+ *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+
  * </pre>
  *
  * <ul>
  *   <li>next: the reference of the next entry in the bucket's chain, or 0.
+ *   <li>stamp: a seqlock over the value's bytes. Even while nobody changes them; an in-place update of the zero-copy
+ *       API (under the segment's lock) makes it odd ({@link #beginValueWrite}: an opaque store, then a store-store
+ *       fence) before it writes the value and even again ({@link #endValueWrite}, release) after. A lock-free reader
+ *       reads it (acquire), waits while it is odd, reads the value, fences loads and checks it is unchanged. Only
+ *       readers of this entry's value wait for its in-place updates; the segment's version does not move for them.
+ *       An update that resizes the value moves the whole entry to a new slice and leaves the old one's stamp odd:
+ *       the old slice is deleted, which a waiting reader sees through Nova's validation.
  *   <li>hash: the low 32 bits of the key's 64-bit hash ({@link KeyHash}); compared before the key bytes.
  *   <li>valueLength: the value's length; the slice's payload is exactly {@link #sizeFor} bytes, so a reader
  *       that validates the slice may take the length from the slice instead. Kept here so that a lock-free
@@ -35,11 +42,12 @@ import java.lang.invoke.VarHandle;
  */
 final class EntryLayout {
     static final int NEXT = 0;
-    static final int HASH = 8;
-    static final int KEY_LENGTH = 12;
-    static final int VALUE_LENGTH = 16;
-    static final int USES = 20;
-    static final int KEY = 24;
+    static final int STAMP = 8;
+    static final int HASH = 16;
+    static final int KEY_LENGTH = 20;
+    static final int VALUE_LENGTH = 24;
+    static final int USES = 28;
+    static final int KEY = 32;
     static final int MAX_USES = 3;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -63,6 +71,34 @@ final class EntryLayout {
 
     static void setNext(MemorySegment block, long entry, long next) {
         LONG.set(block, entry + NEXT, next);
+    }
+
+    static long stampAcquire(MemorySegment block, long entry) {
+        return (long) LONG.getAcquire(block, entry + STAMP);
+    }
+
+    /** Whether the stamp is still {@code stamp}; orders the reads before it first. */
+    static boolean stampUnchanged(MemorySegment block, long entry, long stamp) {
+        VarHandle.loadLoadFence();
+        return (long) LONG.getAcquire(block, entry + STAMP) == stamp;
+    }
+
+    /** Under the segment's lock: makes the stamp odd; no store of the value write becomes visible before it. */
+    static void beginValueWrite(MemorySegment block, long entry) {
+        long stamp = (long) LONG.get(block, entry + STAMP);
+        LONG.setOpaque(block, entry + STAMP, stamp + 1);
+        VarHandle.storeStoreFence();
+    }
+
+    /** Under the segment's lock: makes the stamp even again, releasing the value's new bytes to readers. */
+    static void endValueWrite(MemorySegment block, long entry) {
+        long stamp = (long) LONG.get(block, entry + STAMP);
+        LONG.setRelease(block, entry + STAMP, stamp + 1);
+    }
+
+    /** Sets the stamp of an entry no other thread has seen yet to 0 (even). */
+    static void resetStamp(MemorySegment block, long entry) {
+        LONG.set(block, entry + STAMP, 0L);
     }
 
     static int hash(MemorySegment block, long entry) {
@@ -93,6 +129,7 @@ final class EntryLayout {
     static void initialize(MemorySegment block, long entry, int hash, MemorySegment key, int keyLength,
             int valueLength, int uses) {
         LONG.set(block, entry + NEXT, 0L);
+        LONG.set(block, entry + STAMP, 0L);
         INT.set(block, entry + HASH, hash);
         INT.set(block, entry + KEY_LENGTH, keyLength);
         INT.set(block, entry + VALUE_LENGTH, valueLength);

@@ -3,7 +3,10 @@ package io.grove.internal.hash;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.ReusedEntry;
 import io.grove.internal.view.SliceHandle;
+import io.grove.internal.view.UnsplittableSpliterator;
 import io.grove.view.Handle;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.Arrays;
@@ -19,9 +22,15 @@ import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 /**
- * The zero-copy scans of {@link OffHeapHashMap}: the walk of {@link HashViews} collecting entry references, turned
- * into handles on keys (inside the entry's slice) and values (their own slices). An entry removed between the
- * walk and the handle is skipped, as a weakly consistent scan may.
+ * The zero-copy scans of {@link OffHeapHashMap}: the walk of {@link HashViews} collects, position by position, each
+ * entry's reference and a heap copy of its key; the scan then points handles at the key and the value inside the
+ * entry's slice.
+ *
+ * <p>An entry collected by the walk may be gone by the time its handles are made: removed, or replaced by a put
+ * or a resizing in-place update, which link a new entry for the same key. The scan then looks the key up again
+ * by its copied bytes and points the handles at the entry holding it now, so a key present throughout the scan is
+ * returned even if its value was replaced meanwhile; only a key that is absent when looked up again is skipped.
+ * Keys are immutable, so a copy validated once (the walk checks the entry was intact after copying) names the key.
  */
 final class HashScans<K, V> {
     private final OffHeapHashMap<K, V> map;
@@ -34,14 +43,20 @@ final class HashScans<K, V> {
         this.pool = map.pool();
     }
 
-    /** Entry references, a position's worth at a time. */
+    /** Entry references and copies of their keys, a position's worth at a time. */
     private static final class RefWalk<K, V> extends HashViews.Walk<K, V> {
+        private final Pool pool;
         private long[] entries = new long[16];
+        /** Key {@code i} is {@code keys[keyStarts[i], keyStarts[i + 1])}. */
+        private int[] keyStarts = new int[17];
+        private byte[] keys = new byte[256];
+        private MemorySegment keySegment = MemorySegment.ofArray(keys);
         private int count;
         private int next;
 
         RefWalk(OffHeapHashMap<K, V> map) {
             super(map);
+            this.pool = map.pool();
         }
 
         @Override
@@ -51,11 +66,31 @@ final class HashScans<K, V> {
         }
 
         @Override
-        void collect(long e, Scratch scratch) {
+        boolean collect(long e, int segment, long version, Scratch scratch) {
+            int keyLength = table.keyLength(e);
+            if (keyLength < 0 || keyLength > pool.maxSliceSize()) {
+                if (table.isIntact(segment, version, e)) {
+                    throw new IllegalStateException("entry " + e + " of segment " + segment
+                            + " records a key length of " + keyLength);
+                }
+                return false; // a length read from an entry deleted and reused since
+            }
             if (count == entries.length) {
                 entries = Arrays.copyOf(entries, count * 2);
+                keyStarts = Arrays.copyOf(keyStarts, count * 2 + 1);
             }
-            entries[count++] = e;
+            int start = keyStarts[count];
+            if (start + keyLength > keys.length) {
+                keys = Arrays.copyOf(keys, Math.max(start + keyLength, keys.length * 2));
+                keySegment = MemorySegment.ofArray(keys);
+            }
+            MemorySegment.copy(pool.segment(e), ValueLayout.JAVA_BYTE, table.keyOffset(e), keys, start, keyLength);
+            if (!table.isIntact(segment, version, e)) {
+                return false;
+            }
+            entries[count] = e;
+            keyStarts[++count] = start + keyLength;
+            return true;
         }
 
         @Override
@@ -63,144 +98,147 @@ final class HashScans<K, V> {
             return next < count;
         }
 
-        /** The next entry's reference, or 0 at the end. */
-        long nextEntry() {
-            return fill() ? entries[next++] : 0;
-        }
-    }
-
-    /** Which bytes of an entry a scan hands out. */
-    private enum Part { KEY, VALUE }
-
-    /** Points {@code handle} at the part of entry {@code e}; {@code false} if the entry is gone by now. */
-    private boolean point(SliceHandle handle, long e, Part part) {
-        try {
-            if (part == Part.KEY) {
-                handle.pointAt(e, EntryLayout.KEY, table.keyLength(e));
-            } else {
-                handle.pointAt(e, table.valueStart(e), -1);
+        /** Moves to the next collected entry; {@code false} at the end of the map. */
+        boolean advance() {
+            if (!fill()) {
+                return false;
             }
+            next++;
             return true;
-        } catch (ConcurrentModificationException | IndexOutOfBoundsException removed) {
-            if (pool.isLive(e)) {
-                throw removed;
-            }
-            return false; // removed (and maybe reused) after the walk collected it
+        }
+
+        long entry() {
+            return entries[next - 1];
+        }
+
+        MemorySegment keySegment() {
+            return keySegment;
+        }
+
+        int keyStart() {
+            return keyStarts[next - 1];
+        }
+
+        int keyLength() {
+            return keyStarts[next] - keyStarts[next - 1];
+        }
+
+        /** A copy of the current key's bytes. */
+        byte[] keyCopy() {
+            return Arrays.copyOfRange(keys, keyStart(), keyStart() + keyLength());
         }
     }
 
-    /** Iterates one part of each entry, with a fresh handle per element or one reused handle. */
-    private final class PartIterator implements Iterator<Handle> {
+    /** What a scan hands out per entry. */
+    private enum Part { KEY, VALUE, ENTRY }
+
+    /**
+     * Key and value handles of each entry, fresh per element or (for streams) one pair reused for all; a set's
+     * iterator returns the part it was made for.
+     */
+    private final class ScanIterator<T> implements Iterator<T> {
         private final RefWalk<K, V> walk = new RefWalk<>(map);
         private final Part part;
-        private final SliceHandle reused;
-        private SliceHandle ahead;
-        private long aheadEntry;
-        private long lastEntry;
-
-        PartIterator(Part part, boolean reuse) {
-            map.checkOpen();
-            this.part = part;
-            this.reused = reuse ? new SliceHandle(pool) : null;
-        }
-
-        @Override
-        public boolean hasNext() {
-            while (ahead == null) {
-                long e = walk.nextEntry();
-                if (e == 0) {
-                    return false;
-                }
-                SliceHandle handle = reused != null ? reused : new SliceHandle(pool);
-                if (point(handle, e, part)) {
-                    ahead = handle;
-                    aheadEntry = e;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public Handle next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Handle result = ahead;
-            lastEntry = aheadEntry;
-            ahead = null;
-            return result;
-        }
-
-        /** The entry of the element {@link #next()} returned last. */
-        long lastEntry() {
-            return lastEntry;
-        }
-
-        @Override
-        public void remove() {
-            if (lastEntry == 0) {
-                throw new IllegalStateException("next() has not been called, or remove() was called already");
-            }
-            Scratch scratch = map.scratchForIteration();
-            K key;
-            try {
-                int length = table.keyLength(lastEntry);
-                pool.validate(lastEntry); // fenced: the length is the entry's own, not a reuser's
-                key = map.readKey(lastEntry, length, scratch);
-                pool.validate(lastEntry);
-            } catch (RuntimeException removedMeanwhile) { // a reuser's bytes may also make the serializer throw
-                if (pool.isLive(lastEntry)) {
-                    throw removedMeanwhile;
-                }
-                lastEntry = 0;
-                return;
-            } finally {
-                scratch.release();
-            }
-            map.remove(key);
-            lastEntry = 0;
-        }
-    }
-
-    /** Key and value of each entry; with {@code reuse}, one entry object and two handles for all. */
-    private final class EntryIterator implements Iterator<Map.Entry<Handle, Handle>> {
-        private final PartIterator keys;
+        private final boolean reuse;
+        private final SliceHandle reusedKey;
         private final SliceHandle reusedValue;
         private final ReusedEntry reusedEntry;
-        private Map.Entry<Handle, Handle> ahead;
+        private SliceHandle aheadKey;
+        private SliceHandle aheadValue;
+        private long aheadEntry;
+        /** The key of the element {@link #next()} returned last, for {@link #remove()}; {@code null} if none. */
+        private byte[] lastKey;
 
-        EntryIterator(boolean reuse) {
-            this.keys = new PartIterator(Part.KEY, reuse);
+        ScanIterator(Part part, boolean reuse) {
+            map.checkOpen();
+            this.part = part;
+            this.reuse = reuse;
+            this.reusedKey = reuse ? new SliceHandle(pool) : null;
             this.reusedValue = reuse ? new SliceHandle(pool) : null;
             this.reusedEntry = reuse ? new ReusedEntry() : null;
         }
 
         @Override
         public boolean hasNext() {
-            while (ahead == null && keys.hasNext()) {
-                Handle key = keys.next();
-                SliceHandle value = reusedValue != null ? reusedValue : new SliceHandle(pool);
-                if (point(value, keys.lastEntry(), Part.VALUE)) {
-                    ahead = reusedEntry != null ? reusedEntry.set(key, value)
-                            : new java.util.AbstractMap.SimpleImmutableEntry<>(key, value);
+            map.checkOpen();
+            while (aheadEntry == 0) {
+                if (!walk.advance()) {
+                    return false;
+                }
+                SliceHandle key = part == Part.VALUE ? null : reuse ? reusedKey : new SliceHandle(pool);
+                SliceHandle value = part == Part.KEY ? null : reuse ? reusedValue : new SliceHandle(pool);
+                long e = walk.entry();
+                while (e != 0 && !point(key, value, e, walk.keyLength())) {
+                    e = entryNow(); // gone since the walk: the key may be in a new entry
+                }
+                if (e != 0) {
+                    aheadKey = key;
+                    aheadValue = value;
+                    aheadEntry = e;
                 }
             }
-            return ahead != null;
+            return true;
+        }
+
+        /** Points the handles the scan needs at entry {@code e}'s key and value; {@code false} if {@code e} is gone. */
+        private boolean point(SliceHandle key, SliceHandle value, long e, int keyLength) {
+            try {
+                if (key != null) {
+                    key.pointAt(e, EntryLayout.KEY, keyLength);
+                }
+                if (value != null) {
+                    value.pointAt(e, EntryLayout.valueOffset(keyLength), -1);
+                }
+                return true;
+            } catch (ConcurrentModificationException gone) {
+                return false;
+            }
+        }
+
+        /** The entry holding the walk's current key now, or 0 if the key is absent. */
+        private long entryNow() {
+            Scratch scratch = map.scratchForIteration();
+            try {
+                scratch.setKeyBytes(walk.keySegment(), walk.keyStart(), walk.keyLength());
+                return map.findLinked(table.segmentOf(scratch.keyHash()), scratch);
+            } finally {
+                scratch.release();
+            }
         }
 
         @Override
-        public Map.Entry<Handle, Handle> next() {
+        @SuppressWarnings("unchecked")
+        public T next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            Map.Entry<Handle, Handle> result = ahead;
-            ahead = null;
-            return result;
+            Object result = switch (part) {
+                case KEY -> aheadKey;
+                case VALUE -> aheadValue;
+                case ENTRY -> reuse ? reusedEntry.set(aheadKey, aheadValue)
+                        : new java.util.AbstractMap.SimpleImmutableEntry<Handle, Handle>(aheadKey, aheadValue);
+            };
+            lastKey = reuse ? null : walk.keyCopy(); // streams have no remove()
+            aheadEntry = 0;
+            aheadKey = null;
+            aheadValue = null;
+            return (T) result;
         }
 
         @Override
         public void remove() {
-            keys.remove();
+            if (lastKey == null) {
+                throw new IllegalStateException("next() has not been called, or remove() was called already");
+            }
+            Scratch scratch = map.scratchForIteration();
+            K key;
+            try {
+                key = map.readKey(MemorySegment.ofArray(lastKey), scratch);
+            } finally {
+                scratch.release();
+            }
+            map.remove(key);
+            lastKey = null;
         }
     }
 
@@ -208,7 +246,12 @@ final class HashScans<K, V> {
         return new AbstractSet<>() {
             @Override
             public Iterator<Handle> iterator() {
-                return new PartIterator(Part.KEY, false);
+                return new ScanIterator<>(Part.KEY, false);
+            }
+
+            @Override
+            public Spliterator<Handle> spliterator() {
+                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.SET_CHARACTERISTICS);
             }
 
             @Override
@@ -222,7 +265,12 @@ final class HashScans<K, V> {
         return new AbstractCollection<>() {
             @Override
             public Iterator<Handle> iterator() {
-                return new PartIterator(Part.VALUE, false);
+                return new ScanIterator<>(Part.VALUE, false);
+            }
+
+            @Override
+            public Spliterator<Handle> spliterator() {
+                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.VALUES_CHARACTERISTICS);
             }
 
             @Override
@@ -236,7 +284,12 @@ final class HashScans<K, V> {
         return new AbstractSet<>() {
             @Override
             public Iterator<Map.Entry<Handle, Handle>> iterator() {
-                return new EntryIterator(false);
+                return new ScanIterator<>(Part.ENTRY, false);
+            }
+
+            @Override
+            public Spliterator<Map.Entry<Handle, Handle>> spliterator() {
+                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.SET_CHARACTERISTICS);
             }
 
             @Override
@@ -247,19 +300,18 @@ final class HashScans<K, V> {
     }
 
     Stream<Handle> keyStream() {
-        return stream(new PartIterator(Part.KEY, true));
+        return stream(new ScanIterator<>(Part.KEY, true), HashViews.SET_CHARACTERISTICS);
     }
 
     Stream<Handle> valueStream() {
-        return stream(new PartIterator(Part.VALUE, true));
+        return stream(new ScanIterator<>(Part.VALUE, true), HashViews.VALUES_CHARACTERISTICS);
     }
 
     Stream<Map.Entry<Handle, Handle>> entryStream() {
-        return stream(new EntryIterator(true));
+        return stream(new ScanIterator<>(Part.ENTRY, true), HashViews.SET_CHARACTERISTICS);
     }
 
-    private static <T> Stream<T> stream(Iterator<T> iterator) {
-        return StreamSupport.stream(
-                Spliterators.spliteratorUnknownSize(iterator, Spliterator.NONNULL | Spliterator.DISTINCT), false);
+    private static <T> Stream<T> stream(Iterator<T> iterator, int characteristics) {
+        return StreamSupport.stream(new UnsplittableSpliterator<>(iterator, characteristics), false);
     }
 }

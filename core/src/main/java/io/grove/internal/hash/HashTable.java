@@ -32,15 +32,8 @@ import java.lang.invoke.VarHandle;
  * the version check rejects whatever it read; a search is bounded by the segment's count so that a cycle through
  * reused memory cannot trap it, and any exception a stale read causes is discarded in the same way.
  *
- * <p><b>Growth, incremental.</b> When a segment's count passes 3/4 of its buckets, the writer that inserted installs
- * a bucket array twice as large and keeps the old one; no entry moves yet. From then on every locked operation on
- * the segment first moves the old bucket its key hashes to (if not moved yet), then {@value #MOVES_PER_OPERATION}
- * more old buckets from the segment's cursor, each move inside a mutation; a moved old bucket holds
- * {@link SegmentLayout#MOVED}. When the cursor has passed every old bucket, the old array is deleted. So no
- * operation waits for more than its own bucket and a fixed number of others to move, however large the map.
- * Readers look in the key's old bucket first and follow {@code MOVED} to the new array. A segment stops growing at
- * the largest slice the pool serves ({@code maxSliceSize / 8} buckets), or when memory for a larger array is
- * lacking; its chains then get longer, and nothing fails.
+ * <p><b>Growth</b> is incremental, per segment ({@link SegmentGrowth}): readers look in the key's old bucket first
+ * and follow {@code MOVED} to the new array.
  *
  * <p><b>Close on a shared pool</b> ({@link #close}) frees the table while other maps keep using the pool, and
  * while operations on this map may still run: each segment is locked for good, its version left odd and its lock
@@ -60,9 +53,6 @@ import java.lang.invoke.VarHandle;
 final class HashTable {
     /** What a lock-free search returns when it gave up because the chain it followed was not a real chain. */
     static final long RETRY = -1;
-    private static final int MIN_BUCKET_BITS = 4;
-    /** Old buckets each locked operation moves during growth, besides its own. */
-    static final int MOVES_PER_OPERATION = 8;
 
     private final Pool pool;
     private final long directory;
@@ -77,7 +67,7 @@ final class HashTable {
      */
     private final boolean sharedPool;
     private final int segmentShift;
-    private final int maxBucketBits;
+    private final SegmentGrowth growth;
     private final boolean bounded;
     private final long[] entryQuota;
     private final long[] byteQuota;
@@ -97,10 +87,11 @@ final class HashTable {
         this.bounded = maxEntries != Long.MAX_VALUE || maxBytes != Long.MAX_VALUE;
         this.entryQuota = quotas(maxEntries, segments);
         this.byteQuota = quotas(maxBytes, segments);
-        this.segmentShift = 64 - segmentBits;
-        this.maxBucketBits = 31 - Integer.numberOfLeadingZeros(pool.maxSliceSize() / Long.BYTES);
+        this.segmentShift = 63 - segmentBits;
+        this.growth = new SegmentGrowth(pool);
         long perSegment = Math.max(1, expectedSize * 4 / 3 / segments);
-        int bucketBits = Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), MIN_BUCKET_BITS, maxBucketBits);
+        int bucketBits = Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
+                growth.maxBucketBits());
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
         this.segmentRefs = new long[segments];
@@ -120,8 +111,8 @@ final class HashTable {
                 segmentOffsets[records] = pool.payloadOffset(segment);
             }
             for (; arrays < segments; arrays++) {
-                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], newBucketArray(bucketBits),
-                        bucketBits);
+                long buckets = growth.newBucketArray(bucketBits);
+                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], buckets, bucketBits);
             }
         } catch (RuntimeException | Error e) {
             for (int s = 0; s < arrays; s++) { // nothing was shared yet: give back what was taken
@@ -144,18 +135,12 @@ final class HashTable {
         return quota;
     }
 
-    private long newBucketArray(int bits) {
-        long ref = pool.allocate((1 << bits) * Long.BYTES);
-        pool.segment(ref).asSlice(pool.payloadOffset(ref), (long) Long.BYTES << bits).fill((byte) 0);
-        return ref;
-    }
-
     int segmentCount() {
         return segmentBlocks.length;
     }
 
     int segmentOf(long hash) {
-        return (int) (hash >>> segmentShift);
+        return (int) (hash >>> 1 >>> segmentShift); // shifts by 64 - bits in two steps: bits may be 0
     }
 
     // ---- lock-free reads ---------------------------------------------------------------------------------------
@@ -247,6 +232,38 @@ final class HashTable {
         return SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), hash & ((1L << bits) - 1));
     }
 
+    /**
+     * Whether the bytes of entry {@code e}, found linked in segment {@code s} at {@code version}, that a lock-free
+     * reader read since are still {@code e}'s own: no mutation began in the segment since (the common case, which
+     * reads only the segment record), or else {@code e}'s slice is still live (it may have been unlinked, but then
+     * its bytes have not changed since: only a linked entry is updated in place). Orders the reads before it.
+     */
+    boolean isIntact(int s, long version, long e) {
+        return isStable(s, version) || pool.isLive(e);
+    }
+
+    /** Entry {@code e}'s stamp ({@link EntryLayout}): odd while an in-place update writes its value. */
+    long stampAcquire(long e) {
+        return EntryLayout.stampAcquire(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    /** Whether entry {@code e}'s stamp is still {@code stamp}; orders the reads before it. */
+    boolean stampUnchanged(long e, long stamp) {
+        return EntryLayout.stampUnchanged(pool.segment(e), pool.payloadOffset(e), stamp);
+    }
+
+    /**
+     * Throws {@link IllegalStateException} if the calling thread holds segment {@code s}'s lock: called by a thread
+     * about to wait for something only that lock's holder can end (a user function of the map, running under the
+     * lock, used the map again), which would wait for ever.
+     */
+    void checkNotHeldByCaller(int s) {
+        if (SegmentLayout.owner(segmentBlocks[s], segmentOffsets[s]) == Thread.currentThread().threadId()) {
+            throw new IllegalStateException("Recursive update: a function passed to the map, running under the lock"
+                    + " of a segment, used the map on a key of that segment");
+        }
+    }
+
     private static boolean matches(MemorySegment eb, long eo, int hash, Scratch scratch) {
         int length = scratch.keyLength();
         return EntryLayout.hash(eb, eo) == hash
@@ -275,13 +292,21 @@ final class HashTable {
                 endWrite(token);
                 throw closed();
             }
+            if (spins > 0 && SegmentLayout.owner(sb, so) == Thread.currentThread().threadId()) {
+                endWrite(token);
+                checkNotHeldByCaller(s);
+            }
             Backoff.pause(spins);
         }
+        SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
         return token;
     }
 
     void unlock(int s, long token) {
-        SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        SegmentLayout.setOwner(sb, so, 0);
+        SegmentLayout.unlock(sb, so);
         endWrite(token);
     }
 
@@ -296,9 +321,7 @@ final class HashTable {
     long findLocked(int s, Scratch scratch) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        if (SegmentLayout.oldBuckets(sb, so) != 0) {
-            continueGrowth(sb, so, scratch.keyHash());
-        }
+        growth.continueGrowth(sb, so, scratch.keyHash());
         long buckets = SegmentLayout.buckets(sb, so);
         long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
         scratch.bucket = index;
@@ -355,89 +378,7 @@ final class HashTable {
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
-        int bits = SegmentLayout.bucketBits(sb, so);
-        if (count > (3L << bits) / 4 && bits < maxBucketBits && SegmentLayout.oldBuckets(sb, so) == 0) {
-            startGrowth(sb, so, bits);
-        }
-    }
-
-    /** Under the lock: installs a bucket array twice as large, unless memory for it is lacking. */
-    private void startGrowth(MemorySegment sb, long so, int bits) {
-        long fresh;
-        try {
-            fresh = newBucketArray(bits + 1);
-        } catch (GroveOutOfMemoryException lacking) {
-            return; // chains get longer; the map stays correct
-        }
-        SegmentLayout.beginMutation(sb, so);
-        SegmentLayout.setOldBuckets(sb, so, SegmentLayout.buckets(sb, so));
-        SegmentLayout.setCursor(sb, so, 0);
-        SegmentLayout.setBuckets(sb, so, fresh);
-        SegmentLayout.setBucketBits(sb, so, bits + 1);
-        SegmentLayout.endMutation(sb, so);
-    }
-
-    /**
-     * Under the lock, while the segment grows: moves the old bucket of {@code hash} and the next
-     * {@link #MOVES_PER_OPERATION} old buckets from the cursor, in one mutation; deletes the old array once all moved.
-     */
-    private void continueGrowth(MemorySegment sb, long so, long hash) {
-        moveBuckets(sb, so, hash, MOVES_PER_OPERATION);
-    }
-
-    /** Under the lock: moves every remaining old bucket at once (before a sweep or a clear). */
-    private void finishGrowth(MemorySegment sb, long so) {
-        if (SegmentLayout.oldBuckets(sb, so) != 0) {
-            moveBuckets(sb, so, -1, Long.MAX_VALUE);
-        }
-    }
-
-    /** Moves the old bucket of {@code hash} (none if -1) and up to {@code more} old buckets from the cursor. */
-    private void moveBuckets(MemorySegment sb, long so, long hash, long more) {
-        long old = SegmentLayout.oldBuckets(sb, so);
-        MemorySegment ob = pool.segment(old);
-        long oo = pool.payloadOffset(old);
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment nb = pool.segment(buckets);
-        long no = pool.payloadOffset(buckets);
-        int bits = SegmentLayout.bucketBits(sb, so);
-        long oldCount = 1L << (bits - 1);
-        long cursor = SegmentLayout.cursor(sb, so);
-        SegmentLayout.beginMutation(sb, so);
-        if (hash != -1) {
-            moveBucket(ob, oo, hash & (oldCount - 1), nb, no, bits);
-        }
-        for (long moved = 0; moved < more && cursor < oldCount; moved++, cursor++) {
-            moveBucket(ob, oo, cursor, nb, no, bits);
-        }
-        SegmentLayout.setCursor(sb, so, cursor);
-        boolean done = cursor == oldCount;
-        if (done) {
-            SegmentLayout.setOldBuckets(sb, so, 0);
-        }
-        SegmentLayout.endMutation(sb, so);
-        if (done) {
-            pool.delete(old);
-        }
-    }
-
-    /** Inside a mutation: relinks old bucket {@code b}'s entries into the new array and marks it moved. */
-    private void moveBucket(MemorySegment ob, long oo, long b, MemorySegment nb, long no, int bits) {
-        long e = SegmentLayout.bucket(ob, oo, b);
-        if (e == SegmentLayout.MOVED) {
-            return;
-        }
-        long mask = (1L << bits) - 1;
-        while (e != 0) {
-            MemorySegment eb = pool.segment(e);
-            long eo = pool.payloadOffset(e);
-            long next = EntryLayout.next(eb, eo);
-            long target = EntryLayout.hash(eb, eo) & mask;
-            EntryLayout.setNext(eb, eo, SegmentLayout.bucket(nb, no, target));
-            SegmentLayout.setBucket(nb, no, target, e);
-            e = next;
-        }
-        SegmentLayout.setBucket(ob, oo, b, SegmentLayout.MOVED);
+        growth.startIfFull(sb, so, count);
     }
 
     /**
@@ -495,6 +436,7 @@ final class HashTable {
         MemorySegment.copy(fromBlock, fromOffset, toBlock, toOffset,
                 EntryLayout.valueOffset(EntryLayout.keyLength(fromBlock, fromOffset)));
         EntryLayout.setValueLength(toBlock, toOffset, valueLength);
+        EntryLayout.resetStamp(toBlock, toOffset); // the copied stamp is odd: the update is still running
     }
 
     /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slice. */
@@ -553,7 +495,7 @@ final class HashTable {
     long chooseVictim(int s, Scratch scratch, long spared) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        finishGrowth(sb, so);
+        growth.finish(sb, so);
         long buckets = SegmentLayout.buckets(sb, so);
         MemorySegment bb = pool.segment(buckets);
         long bo = pool.payloadOffset(buckets);
@@ -606,7 +548,7 @@ final class HashTable {
         }
     }
 
-    /** Under the lock: makes the segment's version odd around an in-place change of a value's bytes. */
+    /** Under the lock: makes the segment's version odd around a change of its chains. */
     void beginMutation(int s) {
         SegmentLayout.beginMutation(segmentBlocks[s], segmentOffsets[s]);
     }
@@ -615,11 +557,23 @@ final class HashTable {
         SegmentLayout.endMutation(segmentBlocks[s], segmentOffsets[s]);
     }
 
+    /**
+     * Under the lock: makes entry {@code e}'s stamp odd around an in-place change of its value's bytes; only
+     * readers of {@code e}'s value wait for it, not readers of the segment.
+     */
+    void beginValueWrite(long e) {
+        EntryLayout.beginValueWrite(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    void endValueWrite(long e) {
+        EntryLayout.endValueWrite(pool.segment(e), pool.payloadOffset(e));
+    }
+
     /** Under the lock: unlinks and deletes every entry of the segment. */
     void clear(int s) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        finishGrowth(sb, so);
+        growth.finish(sb, so);
         SegmentLayout.beginMutation(sb, so);
         deleteEntries(sb, so);
         SegmentLayout.endMutation(sb, so);
@@ -659,7 +613,7 @@ final class HashTable {
             MemorySegment sb = segmentBlocks[s];
             long so = segmentOffsets[s];
             long token = lock(s);
-            finishGrowth(sb, so);
+            growth.finish(sb, so);
             SegmentLayout.beginMutation(sb, so); // never ended
             deleteEntries(sb, so);
             pool.delete(SegmentLayout.buckets(sb, so));
@@ -742,7 +696,12 @@ final class HashTable {
 
     /** The offset of {@code e}'s value bytes in {@code pool.segment(e)}. */
     long valueOffset(long e) {
-        return pool.payloadOffset(e) + EntryLayout.valueOffset(keyLength(e));
+        return valueOffset(e, keyLength(e));
+    }
+
+    /** The offset of the value bytes in {@code pool.segment(e)} of entry {@code e}, whose key has {@code keyLength} bytes. */
+    long valueOffset(long e, int keyLength) {
+        return pool.payloadOffset(e) + EntryLayout.valueOffset(keyLength);
     }
 
     /**

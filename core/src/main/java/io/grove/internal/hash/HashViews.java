@@ -1,5 +1,6 @@
 package io.grove.internal.hash;
 
+import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,6 +8,9 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Function;
 
 /**
  * The entry-set and key-set views of {@link OffHeapHashMap}, and their weakly consistent iterator.
@@ -42,10 +46,12 @@ final class HashViews {
         abstract void reset();
 
         /**
-         * Collects entry {@code e}, found linked (its fields are its own); runs inside a read the version check
-         * may discard, as the bytes may change meanwhile.
+         * Collects entry {@code e}, which the last validated read of the position (at {@code version} of the
+         * segment) found linked; returns {@code false} if the entry was removed or replaced since, before what the
+         * walk needs of it could be read (the position is then read again). Validates what it read: the entry's
+         * bytes may be reused meanwhile.
          */
-        abstract void collect(long e, Scratch scratch);
+        abstract boolean collect(long e, int segment, long version, Scratch scratch);
 
         /** The entries of the position being read, in the order the table gave them. */
         private long[] found = new long[16];
@@ -82,36 +88,44 @@ final class HashViews {
         private void readPosition() {
             Scratch scratch = map.scratchForIteration();
             try {
-                while (true) {
-                    reset();
-                    long version = table.awaitStable(segment);
-                    try {
-                        foundCount = 0;
-                        boolean complete = table.collectPosition(segment, position, fixedBits, this);
-                        if (!complete && table.isStable(segment, version)) {
-                            throw new IllegalStateException("segment " + segment + " has more entries than its count");
-                        }
-                        // Entries keep their references when buckets move, so this order does not change
-                        // while the segment grows: two walks of an unchanged position agree.
-                        Arrays.sort(found, 0, foundCount);
-                        if (!table.isStable(segment, version)) {
-                            continue; // the entries may have been deleted: their lengths cannot be trusted
-                        }
-                        for (int i = 0; i < foundCount; i++) {
-                            collect(found[i], scratch);
-                        }
-                    } catch (RuntimeException stale) {
-                        if (table.isStable(segment, version)) {
-                            throw stale;
-                        }
-                        continue;
-                    }
-                    if (table.isStable(segment, version)) {
-                        return;
-                    }
+                while (!tryReadPosition(scratch)) {
+                    // the segment changed under the walk, or an entry left before it was read: read it again
                 }
             } finally {
                 scratch.release();
+            }
+        }
+
+        /**
+         * One attempt at the current position: finds its entries in one read validated by the segment's version,
+         * then collects each; {@code false} if the attempt must be repeated.
+         */
+        private boolean tryReadPosition(Scratch scratch) {
+            reset();
+            long version = table.awaitStable(segment);
+            try {
+                foundCount = 0;
+                boolean complete = table.collectPosition(segment, position, fixedBits, this);
+                if (!complete && table.isStable(segment, version)) {
+                    throw new IllegalStateException("segment " + segment + " has more entries than its count");
+                }
+                // Entries keep their references when buckets move, so this order does not change while the
+                // segment grows: two walks of an unchanged position agree.
+                Arrays.sort(found, 0, foundCount);
+                if (!complete || !table.isStable(segment, version)) {
+                    return false;
+                }
+                for (int i = 0; i < foundCount; i++) {
+                    if (!collect(found[i], segment, version, scratch)) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (RuntimeException stale) { // a reused entry's bytes made a deserializer fail
+                if (table.isStable(segment, version)) {
+                    throw stale;
+                }
+                return false;
             }
         }
     }
@@ -135,9 +149,18 @@ final class HashViews {
         }
 
         @Override
-        void collect(long e, Scratch scratch) {
-            keys.add(map.readKey(e, scratch));
-            values.add(map.readValue(e, scratch));
+        @SuppressWarnings("unchecked")
+        boolean collect(long e, int segment, long version, Scratch scratch) {
+            int keyLength = table.keyLength(e);
+            K key = map.readKey(e, keyLength, scratch);
+            Object value = map.readValueLockFree(segment, version, e, table.valueOffset(e, keyLength),
+                    table.valueLength(e), scratch);
+            if (value == OffHeapHashMap.REMOVED) {
+                return false;
+            }
+            keys.add(key);
+            values.add((V) value);
+            return true;
         }
 
         @Override
@@ -147,6 +170,7 @@ final class HashViews {
 
         @Override
         public boolean hasNext() {
+            map.checkOpen();
             return fill();
         }
 
@@ -191,6 +215,10 @@ final class HashViews {
         }
     }
 
+    /** What the views' spliterators report: those of {@link java.util.concurrent.ConcurrentHashMap}'s views. */
+    static final int SET_CHARACTERISTICS = Spliterator.CONCURRENT | Spliterator.DISTINCT | Spliterator.NONNULL;
+    static final int VALUES_CHARACTERISTICS = Spliterator.CONCURRENT | Spliterator.NONNULL;
+
     static final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
         private final OffHeapHashMap<K, V> map;
 
@@ -202,6 +230,12 @@ final class HashViews {
         public Iterator<Map.Entry<K, V>> iterator() {
             map.checkOpen();
             return new EntryIterator<>(map);
+        }
+
+        /** Weakly consistent like the iterator, so neither sized nor subsized: the map may change meanwhile. */
+        @Override
+        public Spliterator<Map.Entry<K, V>> spliterator() {
+            return Spliterators.spliteratorUnknownSize(iterator(), SET_CHARACTERISTICS);
         }
 
         @Override
@@ -245,23 +279,12 @@ final class HashViews {
         @Override
         public Iterator<K> iterator() {
             map.checkOpen();
-            EntryIterator<K, V> entries = new EntryIterator<>(map);
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return entries.hasNext();
-                }
+            return new PartIterator<>(new EntryIterator<>(map), Map.Entry::getKey);
+        }
 
-                @Override
-                public K next() {
-                    return entries.next().getKey();
-                }
-
-                @Override
-                public void remove() {
-                    entries.remove();
-                }
-            };
+        @Override
+        public Spliterator<K> spliterator() {
+            return Spliterators.spliteratorUnknownSize(iterator(), SET_CHARACTERISTICS);
         }
 
         @Override
@@ -287,6 +310,65 @@ final class HashViews {
         @Override
         public void clear() {
             map.clear();
+        }
+    }
+
+    /** The values: removal through the iterator writes through; adding is not supported, as for every map. */
+    static final class ValuesView<K, V> extends AbstractCollection<V> {
+        private final OffHeapHashMap<K, V> map;
+
+        ValuesView(OffHeapHashMap<K, V> map) {
+            this.map = map;
+        }
+
+        @Override
+        public Iterator<V> iterator() {
+            map.checkOpen();
+            return new PartIterator<>(new EntryIterator<>(map), Map.Entry::getValue);
+        }
+
+        @Override
+        public Spliterator<V> spliterator() {
+            return Spliterators.spliteratorUnknownSize(iterator(), VALUES_CHARACTERISTICS);
+        }
+
+        @Override
+        public int size() {
+            return map.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return map.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return o != null && map.containsValue(o);
+        }
+
+        @Override
+        public void clear() {
+            map.clear();
+        }
+    }
+
+    /** The keys or the values of an entry iterator; {@code remove} removes the entry. */
+    private record PartIterator<K, V, T>(EntryIterator<K, V> entries, Function<Map.Entry<K, V>, T> part)
+            implements Iterator<T> {
+        @Override
+        public boolean hasNext() {
+            return entries.hasNext();
+        }
+
+        @Override
+        public T next() {
+            return part.apply(entries.next());
+        }
+
+        @Override
+        public void remove() {
+            entries.remove();
         }
     }
 }

@@ -7,6 +7,7 @@ import io.grove.internal.view.SliceResizer;
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
 import java.util.Collection;
+import java.util.ConcurrentModificationException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -15,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * The zero-copy API of {@link OffHeapHashMap}. Writes return no old value, so nothing is deserialized; in-place
- * updates run under the segment's lock inside a mutation, so lock-free readers of the segment retry around them
- * and see the value either before or after.
+ * updates run under the segment's lock with the entry's stamp odd, so lock-free readers of that entry's value wait
+ * for them and see the value either before or after, while readers of other keys go on.
  */
 final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     private final OffHeapHashMap<K, V> map;
@@ -67,25 +68,17 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         try {
             int s = table.segmentOf(scratch.keyHash());
             while (true) {
-                long version = table.awaitStable(s);
-                Handle handle = null;
+                long e = map.findLinked(s, scratch);
+                if (e == 0) {
+                    map.recordRead(0);
+                    return null;
+                }
                 try {
-                    long e = table.findLockFree(s, scratch);
-                    if (e == HashTable.RETRY) {
-                        map.checkNotCorrupted(s, version);
-                        continue;
-                    }
-                    if (e != 0) {
-                        handle = new SliceHandle(pool).pointAt(e, table.valueStart(e), -1);
-                    }
-                    if (table.isStable(s, version)) {
-                        map.recordRead(e);
-                        return handle;
-                    }
-                } catch (RuntimeException stale) {
-                    if (table.isStable(s, version)) {
-                        throw stale;
-                    }
+                    Handle handle = new SliceHandle(pool).pointAt(e, EntryLayout.valueOffset(scratch.keyLength()), -1);
+                    map.recordRead(e);
+                    return handle;
+                } catch (ConcurrentModificationException removedMeanwhile) {
+                    // e was linked at the search; it was removed or replaced since: search again
                 }
             }
         } finally {
@@ -98,7 +91,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(value, "value");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        map.lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -120,7 +113,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     public boolean remove(K key) {
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        map.lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -138,7 +131,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(computer, "computer");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        map.lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -162,7 +155,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         Objects.requireNonNull(value, "value");
         Scratch scratch = map.begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        map.lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -179,15 +172,16 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     }
 
     /**
-     * Under the lock: runs {@code computer} on entry {@code e}'s value inside a mutation of segment {@code s}. A
-     * resize moves the value into a new entry slice (the resizer leaves room for the fields and key, copied here),
-     * which takes {@code e}'s place in the same mutation.
+     * Under the lock: runs {@code computer} on entry {@code e}'s value in place, with the entry's stamp odd so that
+     * lock-free readers of this entry's value wait for it (readers of other keys of the segment do not). A resize
+     * moves the value into a new entry slice (the resizer leaves room for the fields and key, copied here), which
+     * takes {@code e}'s place in one short mutation of the segment once the computer returns.
      */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         resizer.start(e, start);
-        table.beginMutation(s);
+        table.beginValueWrite(e);
         try {
             scratch.writeView.open(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start, true,
                     resizer);
@@ -196,11 +190,9 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             scratch.writeView.close();
             if (resizer.moved()) {
                 table.copyKeyAndFields(e, resizer.current(), pool.length(resizer.current()) - start);
-                table.replaceInMutation(s, e, resizer.current());
-            }
-            table.endMutation(s);
-            if (resizer.moved()) {
-                pool.delete(e);
+                table.replace(s, e, resizer.current()); // deletes e, whose stamp stays odd
+            } else {
+                table.endValueWrite(e);
             }
         }
         if (table.isBounded() && resizer.moved()) {

@@ -6,9 +6,12 @@ import io.grove.MapStats;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
+import java.lang.foreign.MemorySegment;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.util.AbstractMap;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,8 +22,9 @@ import java.util.function.Function;
  * {@link GroveHashMap}: the {@link java.util.concurrent.ConcurrentMap} contract over a {@link HashTable}.
  *
  * <p>Each single-key method serializes the key once into the thread's {@link Scratch}, picks the segment, and
- * either reads lock-free (get, containsKey: retry until the segment's version is unchanged across the read) or
- * updates under the segment's lock. New values are serialized into private slices before they are linked; a
+ * either reads lock-free ({@link #findLinked}: a search retried until the segment's version is unchanged across
+ * it, then {@link #readValueLockFree}: the value read under the entry's own stamp) or updates under the segment's
+ * lock. New values are serialized into private slices before they are linked; a
  * value displaced by an update is deserialized (when the method returns it) before its slice is deleted. User
  * functions of {@code compute}, {@code computeIfAbsent}, {@code computeIfPresent} and {@code merge} run once,
  * under the lock; if one throws, the map is unchanged.
@@ -36,6 +40,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     private volatile boolean closed;
     private Set<Entry<K, V>> entrySet;
     private Set<K> keySet;
+    private Collection<V> values;
     private final EvictionListener<? super K, ? super V> evictionListener;
     /** Null unless the map records statistics. */
     private final LongAdder hits;
@@ -86,6 +91,19 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return scratch;
     }
 
+    /**
+     * Takes segment {@code s}'s lock for the operation that uses {@code scratch} ({@link #finish} releases both);
+     * releases the scratch if the lock cannot be taken (the map was closed, or the calling thread holds it).
+     */
+    void lock(int s, Scratch scratch) {
+        try {
+            scratch.lockToken = table.lock(s);
+        } catch (RuntimeException | Error e) {
+            scratch.release();
+            throw e;
+        }
+    }
+
     /** A new private entry holding the scratch's key and {@code value}, not linked yet. */
     long newEntry(V value, Scratch scratch) {
         int size = SliceWriter.sizeOf(valueSerializer, value);
@@ -94,16 +112,15 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return e;
     }
 
-    /**
-     * Deserializes entry {@code e}'s value. The entry must be known to be linked: under the lock, or in a lock-free
-     * read after a version check that followed the search (its fields are then the entry's own); a lock-free
-     * caller checks the version again afterwards for the value's bytes.
-     */
+    /** Under the lock: deserializes entry {@code e}'s value. */
     V readValue(long e, Scratch scratch) {
         return read(valueSerializer, e, table.valueOffset(e), table.valueLength(e), scratch);
     }
 
-    /** Deserializes entry {@code e}'s key; the entry must be known to be linked, as for {@link #readValue}. */
+    /**
+     * Deserializes entry {@code e}'s key: under the lock, or lock-free once a version check that followed the
+     * search showed {@code e} linked (a lock-free caller validates afterwards that the bytes were still its own).
+     */
     K readKey(long e, Scratch scratch) {
         return readKey(e, table.keyLength(e), scratch);
     }
@@ -113,8 +130,17 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return read(keySerializer, e, table.keyOffset(e), length, scratch);
     }
 
+    /** Deserializes a key from its serialized bytes on the heap (all of {@code bytes}). */
+    K readKey(MemorySegment bytes, Scratch scratch) {
+        return read(keySerializer, bytes, 0, (int) bytes.byteSize(), scratch);
+    }
+
     private <T> T read(Serializer<T> serializer, long ref, long offset, int length, Scratch scratch) {
-        scratch.readView.open(pool.segment(ref), offset, length, false);
+        return read(serializer, pool.segment(ref), offset, length, scratch);
+    }
+
+    private <T> T read(Serializer<T> serializer, MemorySegment segment, long offset, int length, Scratch scratch) {
+        scratch.readView.open(segment, offset, length, false);
         try {
             return serializer.read(scratch.readView);
         } finally {
@@ -218,37 +244,95 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     // ---- ConcurrentMap ------------------------------------------------------------------------------------------
 
     @Override
+    @SuppressWarnings("unchecked")
     public V get(Object key) {
         Scratch scratch = begin(key);
         try {
             int s = table.segmentOf(scratch.keyHash());
             while (true) {
-                long version = table.awaitStable(s);
-                V value = null;
-                try {
-                    long e = table.findLockFree(s, scratch);
-                    if (e == HashTable.RETRY) {
-                        checkNotCorrupted(s, version);
-                        continue;
-                    }
-                    if (e != 0) {
-                        if (!table.isStable(s, version)) {
-                            continue; // e may have been deleted: its lengths cannot be trusted
-                        }
-                        value = readValue(e, scratch);
-                    }
-                    if (table.isStable(s, version)) {
-                        recordRead(e);
-                        return value;
-                    }
-                } catch (RuntimeException stale) {
-                    if (table.isStable(s, version)) {
-                        throw stale;
-                    }
+                long e = findLinked(s, scratch);
+                Object value = e == 0 ? null : readValueLockFree(s, scratch.version, e,
+                        table.valueOffset(e, scratch.keyLength()), scratch.valueLength, scratch);
+                if (value != REMOVED) {
+                    recordRead(e);
+                    return (V) value;
                 }
             }
         } finally {
             scratch.release();
+        }
+    }
+
+    /**
+     * The optimistic search every lock-free read starts with: the entry holding the key in {@code scratch}, or 0,
+     * as segment {@code s} was at the final version check (the linearization point of a miss); retries while a
+     * mutation overlaps the search. Leaves in the scratch the version checked and the entry's value length, read
+     * before that check and so the entry's own ({@link Scratch#version}, {@link Scratch#valueLength}).
+     */
+    long findLinked(int s, Scratch scratch) {
+        while (true) {
+            long version = table.awaitStable(s);
+            long e;
+            try {
+                e = table.findLockFree(s, scratch);
+                if (e == HashTable.RETRY) {
+                    checkNotCorrupted(s, version);
+                    continue;
+                }
+                scratch.valueLength = e == 0 ? 0 : table.valueLength(e);
+            } catch (RuntimeException stale) { // a stale reference led into reused memory
+                if (table.isStable(s, version)) {
+                    throw stale;
+                }
+                continue;
+            }
+            if (table.isStable(s, version)) {
+                scratch.version = version;
+                return e;
+            }
+        }
+    }
+
+    /** What {@link #readValueLockFree} returns when the entry was removed or replaced meanwhile: search again. */
+    static final Object REMOVED = new Object();
+
+    /**
+     * Lock-free: deserializes entry {@code e}'s value consistently with its in-place updates. The entry was found
+     * linked in segment {@code s} by a read validated at {@code version}; {@code valueOffset} and
+     * {@code valueLength} are its value's place, read before that validation or checked after (this method's own
+     * final check covers them). Reads between two equal even readings of the entry's stamp
+     * ({@link EntryLayout}), waiting while an in-place update of this very entry runs: readers of other keys never
+     * wait for it, as the segment's version does not move. Returns {@link #REMOVED} if the entry was removed or
+     * replaced before its value could be read; the value returned was the key's at a moment of the call: at the
+     * first stamp reading if the entry was linked then, else just before the mutation that unlinked it (its value
+     * does not change once it is unlinked, and that mutation followed the search).
+     */
+    Object readValueLockFree(int s, long version, long e, long valueOffset, int valueLength, Scratch scratch) {
+        for (int spins = 0; ; spins++) {
+            long stamp = table.stampAcquire(e);
+            if ((stamp & 1) != 0) {
+                if (!table.isIntact(s, version, e)) {
+                    return REMOVED;
+                }
+                table.checkNotHeldByCaller(s);
+                Backoff.pause(spins);
+                continue;
+            }
+            V value;
+            try {
+                value = read(valueSerializer, e, valueOffset, valueLength, scratch);
+            } catch (RuntimeException failure) {
+                if (table.stampUnchanged(e, stamp) && table.isIntact(s, version, e)) {
+                    throw failure; // the deserializer failed on the entry's own, unchanged bytes
+                }
+                if (!table.isIntact(s, version, e)) {
+                    return REMOVED;
+                }
+                continue;
+            }
+            if (table.stampUnchanged(e, stamp)) {
+                return table.isIntact(s, version, e) ? value : REMOVED;
+            }
         }
     }
 
@@ -262,24 +346,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     public boolean containsKey(Object key) {
         Scratch scratch = begin(key);
         try {
-            int s = table.segmentOf(scratch.keyHash());
-            while (true) {
-                long version = table.awaitStable(s);
-                long e;
-                try {
-                    e = table.findLockFree(s, scratch);
-                } catch (RuntimeException stale) {
-                    if (table.isStable(s, version)) {
-                        throw stale;
-                    }
-                    continue;
-                }
-                if (e == HashTable.RETRY) {
-                    checkNotCorrupted(s, version);
-                } else if (table.isStable(s, version)) {
-                    return e != 0;
-                }
-            }
+            return findLinked(table.segmentOf(scratch.keyHash()), scratch) != 0;
         } finally {
             scratch.release();
         }
@@ -333,7 +400,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     private V update(Object key, V value, Object expected, Mode mode) {
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -371,7 +438,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Objects.requireNonNull(mappingFunction, "mappingFunction");
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e != 0) {
@@ -414,7 +481,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             boolean whenAbsent) {
         Scratch scratch = begin(key);
         int s = table.segmentOf(scratch.keyHash());
-        scratch.lockToken = table.lock(s);
+        lock(s, scratch);
         try {
             long e = table.findLocked(s, scratch);
             if (e == 0) {
@@ -496,6 +563,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return view != null ? view : (keySet = new HashViews.KeySetView<>(this));
     }
 
+    @Override
+    public Collection<V> values() {
+        Collection<V> view = values;
+        return view != null ? view : (values = new HashViews.ValuesView<>(this));
+    }
+
     Scratch scratchForIteration() {
         checkOpen();
         return Scratch.acquire(scratches, pool);
@@ -518,8 +591,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     @Override
     public ZeroCopyMap<K, V> zc() {
-        checkOpen();
-        return zeroCopy;
+        return zeroCopy; // obtaining the view never throws; using it after close() does
     }
 
     @Override

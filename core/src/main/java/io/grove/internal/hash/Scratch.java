@@ -22,6 +22,9 @@ final class Scratch {
     /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
     long bucket;
     long previous;
+    /** Set by {@link OffHeapHashMap#findLinked}: the segment version it checked, the found entry's value length. */
+    long version;
+    int valueLength;
     /** The token of the segment lock the current operation holds ({@link HashTable#lock}). */
     long lockToken;
     private boolean inUse;
@@ -76,6 +79,12 @@ final class Scratch {
     <K> void setKey(Serializer<K> serializer, K key) {
         this.key.set(serializer, key);
         keyHash = KeyHash.of(this.key.segment(), 0, this.key.length());
+    }
+
+    /** Takes the serialized key {@code [start, start + length)} of {@code source} as the probe and hashes it. */
+    void setKeyBytes(MemorySegment source, int start, int length) {
+        this.key.setBytes(source.asSlice(start, length), length);
+        keyHash = KeyHash.of(this.key.segment(), 0, length);
     }
 
     MemorySegment key() {

@@ -9,13 +9,15 @@ import java.lang.invoke.VarHandle;
  * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
  *
  * <pre>
- * segment record (payload of a slice, 64 bytes):
+ * segment record (payload of a slice, 72 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *         32 | hand (long)                 | bytes (long)      | old buckets (ref) | cursor (long)   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
+ *         64 | owner (long)                |
+ *            +-----------------------------+
  * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
  * entry of the bucket's chain, or 0.
  * </pre>
@@ -39,12 +41,16 @@ import java.lang.invoke.VarHandle;
  *       buckets are moved one by one into the new one; a moved bucket holds {@link #MOVED}. Old buckets below the
  *       cursor are all moved. 0 when no growth is in progress.
  *   <li>hand: the bucket the CLOCK eviction sweep of a bounded map looks at next.
+ *   <li>owner: the {@link Thread#threadId() id} of the thread holding the lock, 0 while it is free; written by the
+ *       holder only, so a thread that reads its own id there holds the lock. A thread about to wait for the lock,
+ *       or for something only the holder ends, checks it first: a user function that runs under the lock and
+ *       calls the map again would otherwise wait for itself for ever.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 64;
+    static final int SIZE = 72;
     /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
     static final long MOVED = 1;
     private static final int LOCK = 0;
@@ -57,6 +63,7 @@ final class SegmentLayout {
     private static final int BYTES = 40;
     private static final int OLD_BUCKETS = 48;
     private static final int CURSOR = 56;
+    private static final int OWNER = 64;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -65,6 +72,15 @@ final class SegmentLayout {
 
     static boolean tryLock(MemorySegment block, long segment) {
         return (int) INT.getVolatile(block, segment + LOCK) == 0 && INT.compareAndSet(block, segment + LOCK, 0, 1);
+    }
+
+    static long owner(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + OWNER);
+    }
+
+    /** By the lock's holder, after taking it (its id) and before releasing it (0). */
+    static void setOwner(MemorySegment block, long segment, long threadId) {
+        LONG.set(block, segment + OWNER, threadId);
     }
 
     static void unlock(MemorySegment block, long segment) {
@@ -133,6 +149,7 @@ final class SegmentLayout {
         LONG.set(block, segment + BYTES, 0L);
         LONG.set(block, segment + OLD_BUCKETS, 0L);
         LONG.set(block, segment + CURSOR, 0L);
+        LONG.set(block, segment + OWNER, 0L);
     }
 
     static long oldBuckets(MemorySegment block, long segment) {
