@@ -73,7 +73,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
 
     /** Builds a {@link GroveSortedMap}; each setter validates its argument, {@link #build()} checks them together. */
     final class Builder<K, V> {
-        /** Entries per chunk unless set: the paper's configuration (Oak §5). */
+        /** Entries per chunk unless set: the configuration of Oak's evaluation (Oak, §5). */
         public static final int DEFAULT_CHUNK_SIZE = 4096;
         public static final int MIN_CHUNK_SIZE = 4;
         public static final int MAX_CHUNK_SIZE = 1 << 20;

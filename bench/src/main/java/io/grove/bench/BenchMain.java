@@ -10,12 +10,13 @@ import java.util.Locale;
 /**
  * The benchmark runner ({@code ./grove bench [options]}, see {@link Options#USAGE}).
  *
- * <p>Method (paper 001, and DESIGN.md "Benchmarks"): for every scenario × thread count × contender it starts the
- * contender in its own JVM ({@link Worker}) with the same total memory budget, which prefills, warms up for a
- * fixed time and then runs a timed phase of fixed duration; each cell runs {@code --repeats} times and the table
- * shows the median and its ratio to the scenario's baseline contender measured in the same run. The contenders of
- * one repeat run back to back, in an order that rotates from repeat to repeat, so that slow drifts of a noisy
- * machine fall on all of them alike. Every run goes to {@code bench/results/<timestamp>.csv}.
+ * <p>Method (Oak's performance evaluation, and CONTRIBUTING.md, "Benchmarks"): for every scenario × thread count ×
+ * contender it starts the contender in its own JVM ({@link Worker}) with the same total memory budget, which
+ * prefills, warms up for a fixed time and then runs a timed phase of fixed duration; each cell runs
+ * {@code --repeats} times and the table shows the median and its ratio to the scenario's baseline contender
+ * measured in the same run. The contenders of one repeat run back to back, in an order that rotates from repeat to
+ * repeat, so that slow drifts of a noisy machine fall on all of them alike. Every run goes to
+ * {@code bench/results/<timestamp>.csv}.
  *
  * <p>Subcommands: {@code list} prints the registry; {@code report FILE.csv} prints the table of an earlier run
  * again from its CSV; {@code jmh [args]} runs JMH ({@code org.openjdk.jmh.Main})

@@ -19,7 +19,7 @@ public interface Family<S extends Subject> {
     /** Operation names; a scenario's mix refers to them, and {@link #perform} receives their index. */
     List<String> operations();
 
-    /** Loads the subject before warm-up, on one thread (paper 001: the ingestion stage). */
+    /** Loads the subject before warm-up, on one thread (Oak's performance evaluation: the ingestion stage). */
     void prefill(S subject, WorkerConfig config);
 
     /** Runs operation {@code op} (an index into {@link #operations}) on {@code key}. */

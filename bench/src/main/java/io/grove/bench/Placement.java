@@ -2,7 +2,7 @@ package io.grove.bench;
 
 /**
  * Where a contender keeps its data, which decides how the parent splits the memory budget for its worker JVM
- * (paper 001's method: every contender gets the same total budget).
+ * (the method of Oak's performance evaluation: every contender gets the same total budget).
  */
 public enum Placement {
     /** On the Java heap: {@code -Xmx} is the whole budget, no off-heap limit. */

@@ -27,7 +27,10 @@ import java.util.Map;
 public final class Registry {
     private Registry() {}
 
-    /** Slice table: 1,000,000 slots of 1,000-byte values, about 1 GB of raw data (paper 001's value size). */
+    /**
+     * Slice table: 1,000,000 slots of 1,000-byte values, about 1 GB of raw data (the value size of Oak's
+     * performance evaluation).
+     */
     private static final int SLICE_KEYS = 1_000_000;
     private static final int SLICE_VALUE = 1_000;
     private static final List<Scenario.Comparison> SLICE_COMPARISONS =
@@ -39,8 +42,9 @@ public final class Registry {
      */
     private static final int MAPHASH_KEYS = 1_000_000;
     /**
-     * Paper 001 on the hash map: 100-byte keys, 1,000-byte values, a range of 300,000 keys, half of them ingested
-     * (the size of the run recorded in BENCHMARKS.md; scaled to the default run's time).
+     * The method of Oak's performance evaluation on the hash map: 100-byte keys, 1,000-byte values, a range of
+     * 300,000 keys, half of them ingested (the size of the run recorded in BENCHMARKS.md; scaled to the default
+     * run's time).
      */
     private static final int HASH_OAK_KEYS = 300_000;
     /** The eviction trace's id space: 300,000 ids, bound 30,000 (MapDB replays it at about 30,000 accesses/s). */
@@ -52,7 +56,7 @@ public final class Registry {
             new Scenario.Comparison("grove-hash", "ohc"), new Scenario.Comparison("grove-hash", "mapdb"));
 
     /**
-     * Ordered map (issue 3, paper 000 §5 Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
+     * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
      * with putIfAbsent before the run (200,000 pairs, about 220 MB of raw data; paper: 10M pairs on 32 cores,
      * scaled to this 2-core machine's run time; the size recorded in BENCHMARKS.md); --quick: 100,000 keys.
      */
@@ -76,10 +80,10 @@ public final class Registry {
                     + " (distinct scrambled 64-bit words, all loaded), 248-byte values; uniform ids",
                     KvScenario.mix("get", 80, "put", 15, "remove", 5), MAPHASH_KEYS, KV_QUICK_KEYS, 8, 248, 1.0,
                     "chm", KV_COMPARISONS),
-            new KvScenario("hash-oak-put", "hash map, paper 001: 100% put, 100-byte keys, 1,000-byte values; 50% of"
+            new KvScenario("hash-oak-put", "hash map, Oak's method: 100% put, 100-byte keys, 1,000-byte values; 50% of"
                     + " the range ingested with putIfAbsent; uniform ids", KvScenario.mix("put", 100), HASH_OAK_KEYS,
                     KV_QUICK_KEYS, 100, 1_000, 0.5, "chm", KV_COMPARISONS),
-            new KvScenario("hash-oak-zc-get", "hash map, paper 001: 100% zero-copy get, 100-byte keys, 1,000-byte"
+            new KvScenario("hash-oak-zc-get", "hash map, Oak's method: 100% zero-copy get, 100-byte keys, 1,000-byte"
                     + " values; 50% of the range ingested (so half the gets miss); uniform ids",
                     KvScenario.mix("zc-get", 100), HASH_OAK_KEYS, KV_QUICK_KEYS, 100, 1_000, 0.5, "chm",
                     KV_COMPARISONS),

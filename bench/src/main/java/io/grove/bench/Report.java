@@ -399,7 +399,7 @@ final class Report implements AutoCloseable {
         }
     }
 
-    /** Ingestion within the budget (paper 000 Fig. 3a): pairs ingested per contender, median and ratio. */
+    /** Ingestion within the budget (the Oak paper's Fig. 3a): pairs ingested per contender, median and ratio. */
     private void printIngestion(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);

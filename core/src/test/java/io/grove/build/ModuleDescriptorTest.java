@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The compiled module {@code io.grove} exports only the API packages, to everyone, opens nothing and needs nothing
- * but {@code java.base} (DESIGN.md, fixed decisions 2 and 3). Tests run on the class path, so the descriptor is
- * read from the compiled classes; the working directory is the core module, as under Maven Surefire.
+ * but {@code java.base} (CONTRIBUTING.md, fixed decisions 2 and 3). Tests run on the class path, so the descriptor
+ * is read from the compiled classes; the working directory is the core module, as under Maven Surefire.
  */
 class ModuleDescriptorTest {
 

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Grove runs on a stock JDK 25 with no flags (DESIGN.md, fixed decision 1): its main sources use no
+ * Grove runs on a stock JDK 25 with no flags (CONTRIBUTING.md, fixed decision 1): its main sources use no
  * {@code sun.misc.Unsafe}, no JDK internals, no JNI and none of the restricted methods of the Foreign Function &amp;
  * Memory API, which print a warning without {@code --enable-native-access}.
  *
@@ -77,8 +77,8 @@ class NoUnsafeAccessTest {
             }
         }
         if (!violations.isEmpty()) {
-            fail(violations.size() + " forbidden use(s) in " + MAIN_SOURCES + " (see DESIGN.md, fixed decision 1):\n  "
-                    + String.join("\n  ", violations));
+            fail(violations.size() + " forbidden use(s) in " + MAIN_SOURCES
+                    + " (see CONTRIBUTING.md, fixed decision 1):\n  " + String.join("\n  ", violations));
         }
     }
 
@@ -110,7 +110,7 @@ class NoUnsafeAccessTest {
 
     @Test
     void ignoresCommentsAndLookalikes() {
-        assertClean("// No sun.misc.Unsafe, no Linker, no reinterpret(): see DESIGN.md");
+        assertClean("// No sun.misc.Unsafe, no Linker, no reinterpret(): see CONTRIBUTING.md");
         assertClean("/* jdk.internal is not used;\n native methods neither: System.loadLibrary(x) */ int a;");
         assertClean("/** Reads native memory through a {@link java.lang.foreign.MemorySegment}. */ int b;");
         assertClean("String s = \"// not a comment\"; int nativeOrder = 1;");

@@ -16,10 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Grove runs on a stock JDK 25 with no JVM flags and prints no warnings (DESIGN.md, fixed decision 1). Surefire's
- * own JVM has flags, so this starts a fresh JVM, the same {@code java} as the current one with nothing but a class
- * path, runs {@link NoWarningsMain} and checks its output. Both JDK warnings ({@code WARNING: ...}) and VM
- * warnings ({@code ... VM warning: ...}) count. The working directory is the core module, as under Maven Surefire.
+ * Grove runs on a stock JDK 25 with no JVM flags and prints no warnings (CONTRIBUTING.md, fixed decision 1).
+ * Surefire's own JVM has flags, so this starts a fresh JVM, the same {@code java} as the current one with nothing
+ * but a class path, runs {@link NoWarningsMain} and checks its output. Both JDK warnings ({@code WARNING: ...}) and
+ * VM warnings ({@code ... VM warning: ...}) count. The working directory is the core module, as under Maven
+ * Surefire.
  */
 class NoWarningsTest {
 

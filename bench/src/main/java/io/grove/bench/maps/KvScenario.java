@@ -10,8 +10,8 @@ import java.util.Objects;
 /**
  * A key-value workload: an operation mix of {@link KvFamily} over uniformly random ids in {@code [0, keys)}, with
  * keys of {@code keySize} bytes and values of {@code valueSize} bytes ({@link KvRecords}). Before the timed phase
- * the worker inserts a {@code prefillFraction} of the ids with {@code putIfAbsent} on one thread (paper 001's
- * ingestion stage; MapHash §4.3.2 loads every key).
+ * the worker inserts a {@code prefillFraction} of the ids with {@code putIfAbsent} on one thread (the ingestion
+ * stage of Oak's performance evaluation; MapHash §4.3.2 loads every key).
  *
  * @param quickKeys the key range under {@code --quick}, so that the smoke test stays short
  */

@@ -7,12 +7,12 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Consumer;
 
 /**
- * The baseline: {@code ConcurrentSkipListMap<ByteKey, byte[]>} on the Java heap (paper 000's Skiplist-OnHeap).
+ * The baseline: {@code ConcurrentSkipListMap<ByteKey, byte[]>} on the Java heap (the Oak paper's Skiplist-OnHeap).
  * A write stores a new key object and a new value array (the map keeps references); a lookup uses the thread's
  * reusable key. Its object API hands out the stored array, so {@code zeroCopyGet} and {@code copyGet} are the same
- * {@code get} (paper 001: "Oak's gets with copy perform the same as CSLM's gets"). {@code upsert} is Oak's
- * skiplist variant: a non-atomic in-place increment of the stored array's counter if present, else
- * {@code putIfAbsent}. Scans: the set API iterates {@code tailMap(from, true).entrySet()} (descending:
+ * {@code get} (Oak's performance evaluation: "Oak's gets with copy perform the same as CSLM's gets").
+ * {@code upsert} is Oak's skiplist variant: a non-atomic in-place increment of the stored array's counter if
+ * present, else {@code putIfAbsent}. Scans: the set API iterates {@code tailMap(from, true).entrySet()} (descending:
  * {@code headMap(from, true).descendingMap()}); "stream" is {@code entrySet().stream().limit(10,000).forEach} on the
  * same view, as the map has no stream that reuses objects (its entries are its own nodes' objects in both cases).
  */

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 /**
- * Paper 000 Fig. 3a: how many pairs (100-byte key, 1,000-byte value) a contender ingests within the memory budget,
- * on one thread with {@code putIfAbsent}, and at what rate.
+ * The Oak paper's Fig. 3a: how many pairs (100-byte key, 1,000-byte value) a contender ingests within the memory
+ * budget, on one thread with {@code putIfAbsent}, and at what rate.
  *
  * <p>Keys are all distinct, in a scrambled order ({@code i * 0x9E3779B1 mod 2^26}, a permutation of a 2<sup>26</sup>
  * key range), so every call inserts. Ingestion stops at the first of: the heap is exhausted

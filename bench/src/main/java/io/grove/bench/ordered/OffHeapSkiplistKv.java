@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Consumer;
 
 /**
- * Paper 000's Skiplist-OffHeap: a {@link ConcurrentSkipListMap} over intermediate {@link Cell} objects on the heap,
+ * The Oak paper's Skiplist-OffHeap: a {@link ConcurrentSkipListMap} over intermediate {@link Cell} objects on the heap,
  * each referencing a key slice and a value slice allocated off heap through Grove's memory layer ({@link Pool},
  * Nova reclamation), written simply as the paper's baseline, not as a product.
  *

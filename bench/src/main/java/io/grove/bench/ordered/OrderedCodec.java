@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The keys and values of the ordered-map scenarios (paper 001: 100-byte keys, 1,000-byte values), derived from an
- * int so that every contender stores the same bytes.
+ * The keys and values of the ordered-map scenarios (Oak's performance evaluation: 100-byte keys, 1,000-byte
+ * values), derived from an int so that every contender stores the same bytes.
  *
  * <p>Key: the int big-endian in bytes 0-3 (keys are non-negative, so unsigned byte order is the int's order and
  * scans are meaningful), then 96 bytes of a fixed filler. Value: bytes 0-7 a counter (the 8 bytes the

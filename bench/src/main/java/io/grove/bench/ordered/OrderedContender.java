@@ -9,7 +9,7 @@ import io.grove.bench.WorkerConfig;
 import io.grove.internal.memory.Pool;
 import java.util.function.Function;
 
-/** The contenders of the ordered-map family: Grove's ordered map and paper 000's two skiplists. */
+/** The contenders of the ordered-map family: Grove's ordered map and the Oak paper's two skiplists. */
 public final class OrderedContender implements Contender<OrderedKv> {
     /** Grove's ordered map, off-heap limit = budget - small heap. */
     public static final OrderedContender GROVE = new OrderedContender("grove-sorted", Placement.OFF_HEAP,
@@ -19,14 +19,14 @@ public final class OrderedContender implements Contender<OrderedKv> {
             config -> new GroveSortedKv(config.offHeapLimit()));
     /** The baseline, on heap. */
     public static final OrderedContender CSLM = new OrderedContender("cslm", Placement.ON_HEAP,
-            "ConcurrentSkipListMap<ByteKey, byte[]> on heap (paper's Skiplist-OnHeap); zc-get = copy-get = get;"
+            "ConcurrentSkipListMap<ByteKey, byte[]> on heap (Oak paper's Skiplist-OnHeap); zc-get = copy-get = get;"
                     + " upsert = non-atomic in-place increment; stream = entrySet().stream() of the same view;"
                     + " -Xmx = budget",
             config -> new CslmKv());
-    /** Paper 000's Skiplist-OffHeap over Grove's memory layer. */
+    /** The Oak paper's Skiplist-OffHeap over Grove's memory layer. */
     public static final OrderedContender OFF_HEAP_SKIPLIST = new OrderedContender("skiplist-offheap",
             Placement.OFF_HEAP,
-            "ConcurrentSkipListMap over cells referencing key and value slices in Grove's Pool (Nova) (paper's"
+            "ConcurrentSkipListMap over cells referencing key and value slices in Grove's Pool (Nova) (Oak paper's"
                     + " Skiplist-OffHeap); upsert = in-place increment under beginWrite, not atomic; copy-get copies"
                     + " the value to a byte[]; stream = entrySet().stream(); off-heap limit = budget - small heap",
             config -> new OffHeapSkiplistKv((Pool) MemoryPool.builder().memoryLimit(config.offHeapLimit())

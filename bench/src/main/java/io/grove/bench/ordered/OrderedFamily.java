@@ -6,8 +6,9 @@ import io.grove.bench.WorkerConfig;
 import java.util.List;
 
 /**
- * The ordered-map family (issue 3; Oak, paper 000 §5 and its method, paper 001): put, putIfAbsentComputeIfPresent,
- * zero-copy get, get with copy and scans of 10,000 pairs over a key range of which half is ingested first.
+ * The ordered-map family (Oak, §5, with the method of Oak's performance evaluation): put,
+ * putIfAbsentComputeIfPresent, zero-copy get, get with copy and scans of 10,000 pairs over a key range of which half
+ * is ingested first.
  *
  * <p>Scans start at a uniformly random key at least {@link #scanMargin} keys from the end they move towards, so
  * that every scan finds its 10,000 pairs in a range at least half full; a scan that finds fewer, an entry out of
@@ -44,8 +45,9 @@ public final class OrderedFamily implements Family<OrderedKv> {
     }
 
     /**
-     * Paper 001's ingestion stage: one thread inserts uniformly random keys of the range with {@code putIfAbsent}
-     * until half of the range is present (the same keys, in the same order, for every contender).
+     * The ingestion stage of Oak's performance evaluation: one thread inserts uniformly random keys of the range
+     * with {@code putIfAbsent} until half of the range is present (the same keys, in the same order, for every
+     * contender).
      */
     @Override
     public void prefill(OrderedKv kv, WorkerConfig config) {

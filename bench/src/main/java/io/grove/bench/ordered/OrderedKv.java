@@ -4,7 +4,7 @@ import io.grove.bench.Subject;
 import io.grove.bench.ThreadContext;
 
 /**
- * An ordered map under test in the Oak scenarios (paper 000 §5, Fig. 3a and 4a-4f): 100-byte keys and 1,000-byte
+ * An ordered map under test in the Oak scenarios (Oak, §5, Fig. 3a and 4a-4f): 100-byte keys and 1,000-byte
  * values as {@link OrderedCodec} lays them out, identified by an int. Each method takes the thread's reusable
  * buffers; a read checks the value's key word and check word and counts a mismatch in the context otherwise.
  */

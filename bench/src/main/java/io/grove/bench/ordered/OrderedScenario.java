@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One of paper 000's Fig. 4 workloads on the ordered-map family: an operation mix over uniform keys of a range
+ * One of the Oak paper's Fig. 4 workloads on the ordered-map family: an operation mix over uniform keys of a range
  * of which half is ingested first, 100-byte keys and 1,000-byte values, baseline {@code cslm}.
  *
  * @param quickKeys the key range under {@code --quick}

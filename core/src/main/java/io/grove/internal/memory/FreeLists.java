@@ -7,7 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Nova's free list (paper §3.2): reusable slices, by size. One lock-free stack per size class.
+ * Nova's free list (Nova, §3.2): reusable slices, by size. One lock-free stack per size class.
  *
  * <p>Implementation notes.
  *

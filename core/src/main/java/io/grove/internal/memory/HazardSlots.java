@@ -5,12 +5,12 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
- * Nova's thread array of pointers (TAP, paper §3.2): the slices being written right now. A writer announces the
+ * Nova's thread array of pointers (TAP, Nova §3.2): the slices being written right now. A writer announces the
  * slice before validating it, and the reclaimer does not free a slice that any slot announces.
  *
  * <p>Implementation notes.
  *
- * <p>The paper gives each thread one slot, which needs a bound on the number of threads. Here a writer instead
+ * <p>Nova gives each thread one slot, which needs a bound on the number of threads. Here a writer instead
  * <em>claims</em> a free slot for the duration of one write: it starts at a slot chosen by its thread id and
  * takes the first empty one with {@code compareAndSet(EMPTY, ref)}. Slots live in chunks of 64, 128, 256, ...
  * slots; a chunk is added only when every slot of the existing chunks is taken at once, so the number of slots
@@ -19,7 +19,7 @@ import java.util.Arrays;
  *
  * <p>Each slot sits on its own 64-byte line, so writers on different cores do not share lines.
  *
- * <p>Memory ordering (paper §3.4). The claim is a volatile CAS, which is the full fence the paper places after
+ * <p>Memory ordering (Nova, §3.4). The claim is a volatile CAS, which is the full fence Nova places after
  * setting the TAP entry: the writer's following volatile read of the slice state cannot move before it. The
  * reclaimer reads every slot with {@code getVolatile} after the deleting CAS on the state; both sides being
  * sequentially consistent, either the writer sees the deleted state and backs off, or the reclaimer sees the slot.

@@ -8,13 +8,13 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Nova (Fakhoury, Braginsky, Keidar, Zuriel, OPODIS 2023; paper 002): slices are reused while other threads may
- * still hold references to them, and every access through a stale reference fails.
+ * Nova (Fakhoury, Braginsky, Keidar, Zuriel, OPODIS 2023; see docs/REFERENCES.md): slices are reused while other
+ * threads may still hold references to them, and every access through a stale reference fails.
  *
  * <p>Implementation notes.
  *
  * <p><b>Goal.</b> Safety: once a slice is reclaimed, no write through an older reference succeeds and no read
- * through one returns its bytes (paper Appendix A). Lock-free allocation, deletion and access; a stalled thread
+ * through one returns its bytes (Nova, Appendix A). Lock-free allocation, deletion and access; a stalled thread
  * delays the reuse of at most the one slice it is writing (plus, in a window of a few instructions, one release
  * stripe: {@link ReleaseLists}).
  *
@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.LongAdder;
  *       R3 push each slice no slot announces to its free list; return the others to the release stripes.
  *   <li>W1 write: claim a hazard slot with the reference (CAS, full fence); W2 read the header state
  *       (volatile) and check the version and magic; if not live, clear the slot and fail; W3 run the write;
- *       W4 clear the slot ({@code setRelease}). Paper Algorithm 1, lines 9-17.
+ *       W4 clear the slot ({@code setRelease}). Nova's Algorithm 1, lines 9-17.
  *   <li>Reads are optimistic ({@link Pool} and the views): read the data, {@code loadLoadFence}, then check the
  *       header state (acquire) and magic; on a mismatch discard what was read. Algorithm 1, lines 1-8.
  *   <li>S slow path (under {@code slowPathLock}, only when the size class is empty and the bump pointer hit the

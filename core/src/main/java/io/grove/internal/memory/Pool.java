@@ -11,7 +11,7 @@ import java.util.ConcurrentModificationException;
  * The memory layer as the maps see it: slices named by {@link Reference}s, allocated and deleted through the
  * chosen {@link SliceAllocator}, read optimistically and written under a hazard announcement.
  *
- * <p>Access protocol for callers (Nova, paper Algorithm 1):
+ * <p>Access protocol for callers (Nova, Algorithm 1):
  * <ul>
  *   <li>Optimistic read: locate with {@link #segment}/{@link #payloadOffset}, read, then {@link #validate}. A
  *       read whose validation fails must be discarded: the bytes may belong to another slice.

@@ -2,7 +2,7 @@ package io.grove.internal.memory;
 
 /**
  * The codec of slice references: one {@code long} that names a slice's header and the version the slice had
- * when the reference was made (Nova's safe-pointer, paper §3.2). The only place that knows the bit layout.
+ * when the reference was made (Nova's safe-pointer, Nova §3.2). The only place that knows the bit layout.
  *
  * <pre>
  *  63   62                         34 33                                   0

@@ -4,12 +4,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Nova's release lists (paper §3.2): slices deleted but not yet reusable, collected until a batch is full and then
+ * Nova's release lists (Nova, §3.2): slices deleted but not yet reusable, collected until a batch is full and then
  * handed to the reclaimer.
  *
  * <p>Implementation notes.
  *
- * <p>The paper keeps one list per thread, and helpers that drain the lists of stalled threads. Per-thread state
+ * <p>Nova keeps one list per thread, and helpers that drain the lists of stalled threads. Per-thread state
  * does not fit an unbounded number of threads (virtual threads, pools that come and go: a list left by a thread
  * that ended would strand its slices). Here the lists are <em>stripes</em>: a fixed power-of-two number (twice
  * the processors, at least 4), each a batch array guarded by a try-lock. A deleting thread starts at the stripe its

@@ -1,7 +1,7 @@
 package io.grove.internal.memory;
 
 /**
- * Allocates and frees slices (paper §2's SOMAR API, less the accessors that {@link Pool} shares between
+ * Allocates and frees slices (Nova's SOMAR API, Nova §2, less the accessors that {@link Pool} shares between
  * allocators). References follow {@link Reference}; headers follow {@link SliceHeader}.
  */
 sealed interface SliceAllocator extends Blocks.TailSink permits NovaAllocator, GrowOnlyAllocator {

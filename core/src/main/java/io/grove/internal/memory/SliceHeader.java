@@ -5,8 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * The layout of the 16-byte header that precedes every slice (Nova, paper §3.2, with the magic number of
- * Appendix B). The only place that computes an offset inside a header.
+ * The layout of the 16-byte header that precedes every slice (Nova, §3.2, with the magic number of
+ * Nova's Appendix B). The only place that computes an offset inside a header.
  *
  * <pre>
  * byte offset  0               4               8                                                   16
