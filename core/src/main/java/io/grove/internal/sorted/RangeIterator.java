@@ -28,10 +28,10 @@ final class RangeIterator<K, V, T> implements Iterator<T> {
 
     @Override
     public boolean hasNext() {
+        view.map.checkOpen(); // also before an entry read ahead: after close() the iterator ends with the map
         if (nextKey != null) {
             return true;
         }
-        view.map.checkOpen();
         while (cursor.advance()) {
             V value = null;
             if (kind != KEYS) {
