@@ -38,11 +38,17 @@ import java.util.concurrent.ConcurrentMap;
  * {@link java.util.ConcurrentModificationException}, as after a removal.
  *
  * <p>Bounded mode ({@link Builder#maximumSize}, {@link Builder#maximumBytes}): an insertion that would exceed the
- * bound evicts instead of failing. The bound is split exactly into per-segment quotas, so the map never holds more
- * than the bound, and an insertion evicts within its own segment, by a CLOCK sweep whose per-entry counter
- * (0..3) reads raise: an approximation of LRU that also favours frequently read entries, with no global lock and
- * amortized O(1) cost. An entry larger than its segment's byte quota ({@code maximumBytes / segments}) is
- * rejected with {@link IllegalArgumentException}.
+ * bound evicts instead of failing. The bound is the whole map's: the map never holds more entries or entry bytes
+ * than it allows, and one entry may take up to all of it; an entry larger than {@code maximumBytes} is rejected
+ * with {@link IllegalArgumentException}, evicting nothing. Eviction prefers entries of the key's own segment, chosen
+ * by a CLOCK sweep whose per-entry counter (0..3) reads raise: an approximation of LRU that also favours frequently
+ * read entries, with no global lock and amortized O(1) cost; a segment that cannot make room alone takes the unused
+ * part of the bound other segments hold, then evicts in segments whose lock is free. Each evicted entry is reported
+ * to the {@link Builder#evictionListener listener} once, after the operation released its lock; evictions stand
+ * even if the operation then fails. An operation that needs room still held, for more than a second, by entries
+ * other threads are updating fails with {@link GroveOutOfMemoryException} and changes nothing else. An in-place
+ * update that grows a value makes room the same way before its result replaces the value; if it cannot, the value
+ * keeps its old size and content and the exception propagates.
  *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries — directly, through a view or its iterator, or through {@link #zc()} — and
@@ -90,7 +96,13 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
         }
 
-        /** How many entries to size the table for at first; it grows beyond that. At least 0. */
+        /**
+         * How many entries the table is sized for: it gets the number of segments (writers of different segments
+         * do not wait for each other) and, at first, bucket arrays of up to 1,024 buckets per segment; segments
+         * grow incrementally beyond that as entries arrive, so a large expected size commits little memory before
+         * entries do (at most 32 MiB). At least 0. {@link #build()} rejects an expected size whose bucket arrays
+         * alone (about 11 bytes per entry) would exceed the memory limit.
+         */
         public Builder<K, V> expectedSize(long entries) {
             if (entries < 0) {
                 throw new IllegalArgumentException("expectedSize must be at least 0, was " + entries);

@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  * <p><b>Shape.</b> A fixed power-of-two number of segments, chosen from the expected size. A key's 64-bit hash
  * ({@link KeyHash}) picks the segment by its top bits and the bucket by its low 32 bits. Each segment
  * ({@link SegmentLayout}) has a lock, a seqlock version, a count and a bucket array of chained entries
- * ({@link EntryLayout}); the directory slice lists the segments' references.
+ * ({@link EntryLayout}); the directory ({@link DirectoryLayout}) lists the segments' references. A bounded map's
+ * bound is accounted by {@link Budget}, its evictions chosen by {@link ClockEviction}.
  *
  * <p><b>Writers</b> (MapHash §3.4, one lock per chain, here per segment): take the segment's lock (a CAS spin lock
  * in the segment record, off heap so that it can later work across processes), search, and change the chains
@@ -68,36 +69,25 @@ final class HashTable {
     private final boolean sharedPool;
     private final int segmentShift;
     private final SegmentGrowth growth;
-    private final boolean bounded;
-    private final long[] entryQuota;
-    private final long[] byteQuota;
 
     /**
-     * A table sized for {@code expectedSize} entries, holding at most {@code maxEntries} entries and
-     * {@code maxBytes} bytes ({@link Long#MAX_VALUE}: unbounded). A bound is split into exact per-segment quotas
-     * that add up to it, so the whole never exceeds it; the number of segments is lowered so that every segment's
-     * entry quota is at least 1. {@code sharedPool}: whether other maps draw on {@code pool} too.
+     * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialBucketBits}), with the
+     * budget {@code freeEntries} and {@code freeBytes} in its directory ({@link Budget}; 0 when unbounded).
+     * {@code sharedPool}: whether other maps draw on {@code pool} too.
      */
-    HashTable(Pool pool, boolean sharedPool, long expectedSize, long maxEntries, long maxBytes) {
+    HashTable(Pool pool, boolean sharedPool, int segmentBits, int bucketBits, long freeEntries, long freeBytes) {
         this.pool = pool;
         this.sharedPool = sharedPool;
-        int segmentBits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
-        segmentBits = Math.min(segmentBits, 63 - Long.numberOfLeadingZeros(maxEntries));
         int segments = 1 << segmentBits;
-        this.bounded = maxEntries != Long.MAX_VALUE || maxBytes != Long.MAX_VALUE;
-        this.entryQuota = quotas(maxEntries, segments);
-        this.byteQuota = quotas(maxBytes, segments);
         this.segmentShift = 63 - segmentBits;
         this.growth = new SegmentGrowth(pool);
-        long perSegment = Math.max(1, expectedSize * 4 / 3 / segments);
-        int bucketBits = Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
-                growth.maxBucketBits());
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
         this.segmentRefs = new long[segments];
-        this.directory = pool.allocate(segments * Long.BYTES);
+        this.directory = pool.allocate((int) DirectoryLayout.sizeFor(segments));
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
+        DirectoryLayout.initialize(db, dof, freeEntries, freeBytes);
         int records = 0;
         int arrays = 0;
         try {
@@ -105,7 +95,7 @@ final class HashTable {
             // between the bucket arrays: every operation reads one, and a TLB miss on it is avoidable.
             for (; records < segments; records++) {
                 long segment = pool.allocate(SegmentLayout.SIZE);
-                db.set(ValueLayout.JAVA_LONG, dof + (long) records * Long.BYTES, segment);
+                DirectoryLayout.setSegment(db, dof, records, segment);
                 segmentRefs[records] = segment;
                 segmentBlocks[records] = pool.segment(segment);
                 segmentOffsets[records] = pool.payloadOffset(segment);
@@ -119,7 +109,7 @@ final class HashTable {
                 pool.deletePrivate(SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]));
             }
             for (int s = 0; s < records; s++) {
-                pool.deletePrivate(db.get(ValueLayout.JAVA_LONG, dof + (long) s * Long.BYTES));
+                pool.deletePrivate(segmentRefs[s]);
             }
             pool.deletePrivate(directory);
             throw e;
@@ -127,12 +117,60 @@ final class HashTable {
         VarHandle.releaseFence(); // the map object is published after this; its fields are final
     }
 
-    private static long[] quotas(long total, int segments) {
-        long[] quota = new long[segments];
-        for (int s = 0; s < segments; s++) {
-            quota[s] = total == Long.MAX_VALUE ? Long.MAX_VALUE : total / segments + (s < total % segments ? 1 : 0);
-        }
-        return quota;
+    /**
+     * log2 of the number of segments for {@code expectedSize} entries: about one per 512 expected entries, 16 to
+     * 4,096, and no more than {@code maxEntries} (a bounded map's segments each hold at least one entry).
+     */
+    static int segmentBits(long expectedSize, long maxEntries) {
+        int bits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
+        return Math.min(bits, 63 - Long.numberOfLeadingZeros(maxEntries));
+    }
+
+    /**
+     * log2 of the buckets each of {@code 2^segmentBits} segments starts with: room for {@code expectedSize}
+     * entries at 3/4 load, but at most {@value #MAX_INITIAL_BUCKET_BITS} bits, so that a large expected size does
+     * not commit memory before entries arrive (segments grow incrementally as they fill).
+     */
+    static int initialBucketBits(long expectedSize, int segmentBits) {
+        long perSegment = Math.max(1, (expectedSize >>> segmentBits) / 3 * 4 + 1);
+        return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
+                MAX_INITIAL_BUCKET_BITS);
+    }
+
+    /** 1,024 buckets (8 KiB) per segment at most when the map is built: 32 MiB with the most segments. */
+    static final int MAX_INITIAL_BUCKET_BITS = 10;
+
+    /**
+     * The bytes of bucket arrays a table of {@code 2^segmentBits} segments has when it holds {@code expectedSize}
+     * entries at 3/4 load (each segment's array a power of two); {@link Long#MAX_VALUE} if that does not fit a
+     * {@code long}.
+     */
+    static long bucketBytesAt(long expectedSize, int segmentBits) {
+        long perSegment = Math.max(1, (expectedSize >>> segmentBits) / 3 * 4 + 1);
+        int bits = Math.max(SegmentGrowth.MIN_BUCKET_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
+        return bits + segmentBits + 3 >= 63 ? Long.MAX_VALUE : 1L << (bits + segmentBits + 3);
+    }
+
+    // ---- structure, for the classes that work on it (growth, eviction, the bound) ------------------------------
+
+    MemorySegment block(int s) {
+        return segmentBlocks[s];
+    }
+
+    long offset(int s) {
+        return segmentOffsets[s];
+    }
+
+    SegmentGrowth growth() {
+        return growth;
+    }
+
+    MemorySegment directoryBlock() {
+        return pool.segment(directory);
+    }
+
+    long directoryOffset() {
+        return pool.payloadOffset(directory);
     }
 
     int segmentCount() {
@@ -302,6 +340,25 @@ final class HashTable {
         return token;
     }
 
+    /**
+     * Takes segment {@code s}'s lock if it is free right now: the token to {@link #unlock} it with, or -1 (held by
+     * someone, or the map closed). Never waits, so a thread holding one lock may take another without deadlock.
+     */
+    long tryLock(int s) {
+        long token = sharedPool ? pool.beginWrite(segmentRefs[s]) : 0;
+        if (token < 0) {
+            return -1;
+        }
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        if (!SegmentLayout.tryLock(sb, so)) {
+            endWrite(token);
+            return -1;
+        }
+        SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
+        return token;
+    }
+
     void unlock(int s, long token) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
@@ -466,88 +523,6 @@ final class HashTable {
         return pool.length(e);
     }
 
-    // ---- bounded maps: CLOCK eviction -----------------------------------------------------------------------------
-
-    boolean isBounded() {
-        return bounded;
-    }
-
-    /** The most bytes one entry may count in segment {@code s}. */
-    long byteQuota(int s) {
-        return byteQuota[s];
-    }
-
-    /** Under the lock: whether adding {@code entries} entries and {@code bytes} bytes would exceed the quotas. */
-    boolean overQuota(int s, long entries, long bytes) {
-        MemorySegment sb = segmentBlocks[s];
-        long so = segmentOffsets[s];
-        return SegmentLayout.count(sb, so) + entries > entryQuota[s]
-                || SegmentLayout.bytes(sb, so) + bytes > byteQuota[s];
-    }
-
-    /**
-     * Under the lock: the CLOCK sweep. From the segment's hand, walks bucket by bucket; every entry passed has its
-     * use counter lowered, and the first entry found at 0 (other than {@code spared}) is the victim. Sets the
-     * victim's bucket and predecessor in {@code scratch} for {@link #unlink}, and leaves the hand on its bucket.
-     * Returns 0 if the segment holds no entry but {@code spared}. Counters are at most {@link
-     * EntryLayout#MAX_USES}, so the sweep passes each entry at most {@code MAX_USES + 1} times: amortized O(1).
-     */
-    long chooseVictim(int s, Scratch scratch, long spared) {
-        MemorySegment sb = segmentBlocks[s];
-        long so = segmentOffsets[s];
-        growth.finish(sb, so);
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        long n = 1L << SegmentLayout.bucketBits(sb, so);
-        long hand = SegmentLayout.hand(sb, so);
-        long others = SegmentLayout.count(sb, so) - (spared != 0 ? 1 : 0);
-        if (others <= 0) {
-            return 0;
-        }
-        for (long visited = 0; visited <= (EntryLayout.MAX_USES + 1) * n; visited++, hand++) {
-            long b = hand & (n - 1);
-            long previous = 0;
-            for (long e = SegmentLayout.bucket(bb, bo, b); e != 0; ) {
-                MemorySegment eb = pool.segment(e);
-                long eo = pool.payloadOffset(e);
-                if (e != spared) {
-                    int uses = EntryLayout.uses(eb, eo);
-                    if (uses == 0) {
-                        scratch.bucket = b;
-                        scratch.previous = previous;
-                        SegmentLayout.setHand(sb, so, b);
-                        return e;
-                    }
-                    EntryLayout.setUses(eb, eo, uses - 1);
-                }
-                previous = e;
-                e = EntryLayout.next(eb, eo);
-            }
-        }
-        throw new IllegalStateException("segment " + s + " counts " + others + " entries to evict but none was found");
-    }
-
-    /**
-     * Records a read of entry {@code e} for the CLOCK policy. The counter is written under Nova's write protocol,
-     * which fails if the entry was removed (its slice may belong to someone else by now).
-     */
-    void touch(long e) {
-        MemorySegment eb = pool.segment(e);
-        long eo = pool.payloadOffset(e);
-        if (EntryLayout.uses(eb, eo) < EntryLayout.MAX_USES) {
-            long token = pool.beginWrite(e);
-            if (token >= 0) {
-                try {
-                    int uses = EntryLayout.uses(eb, eo);
-                    EntryLayout.setUses(eb, eo, Math.min(EntryLayout.MAX_USES, uses + 1));
-                } finally {
-                    pool.endWrite(token);
-                }
-            }
-        }
-    }
-
     /** Under the lock: makes the segment's version odd around a change of its chains. */
     void beginMutation(int s) {
         SegmentLayout.beginMutation(segmentBlocks[s], segmentOffsets[s]);
@@ -627,6 +602,10 @@ final class HashTable {
     }
 
     // ---- access to entries, for the map and its iterators --------------------------------------------------------
+
+    long bytes(int s) {
+        return SegmentLayout.bytes(segmentBlocks[s], segmentOffsets[s]);
+    }
 
     long count(int s) {
         return SegmentLayout.count(segmentBlocks[s], segmentOffsets[s]);

@@ -119,7 +119,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             if (e == 0) {
                 return false;
             }
-            table.unlink(s, scratch, e);
+            map.unlink(s, scratch, e);
             return true;
         } finally {
             map.finish(s, scratch);
@@ -175,28 +175,37 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
      * Under the lock: runs {@code computer} on entry {@code e}'s value in place, with the entry's stamp odd so that
      * lock-free readers of this entry's value wait for it (readers of other keys of the segment do not). A resize
      * moves the value into a new entry slice (the resizer leaves room for the fields and key, copied here), which
-     * takes {@code e}'s place in one short mutation of the segment once the computer returns.
+     * takes {@code e}'s place in one short mutation of the segment once the computer returned and a bounded map
+     * made room for its growth. If the computer throws, or room cannot be made, the resized copy is dropped and
+     * the entry keeps its value.
      */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         resizer.start(e, start);
         table.beginValueWrite(e);
+        boolean moved = false;
         try {
             scratch.writeView.open(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start, true,
                     resizer);
             computer.accept(scratch.writeView);
-        } finally {
             scratch.writeView.close();
             if (resizer.moved()) {
-                table.copyKeyAndFields(e, resizer.current(), pool.length(resizer.current()) - start);
-                table.replace(s, e, resizer.current()); // deletes e, whose stamp stays odd
-            } else {
+                long fresh = resizer.current();
+                long grown = map.reserveGrowth(s, e, fresh, scratch);
+                table.copyKeyAndFields(e, fresh, pool.length(fresh) - start);
+                table.replace(s, e, fresh); // deletes e, whose stamp stays odd
+                moved = true;
+                map.releaseShrink(s, grown);
+            }
+        } finally {
+            scratch.writeView.close();
+            if (!moved) {
+                if (resizer.moved()) {
+                    pool.deletePrivate(resizer.current()); // the resized value never took the entry's place
+                }
                 table.endValueWrite(e);
             }
-        }
-        if (table.isBounded() && resizer.moved()) {
-            map.makeRoom(s, scratch, 0, 0, resizer.current());
         }
     }
 }

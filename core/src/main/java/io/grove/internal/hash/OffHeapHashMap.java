@@ -29,12 +29,15 @@ import java.util.function.Function;
  * functions of {@code compute}, {@code computeIfAbsent}, {@code computeIfPresent} and {@code merge} run once,
  * under the lock; if one throws, the map is unchanged.
  */
-public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements GroveHashMap<K, V> {
+public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements GroveHashMap<K, V>, Budget.Victims {
     private final Pool pool;
     private final boolean ownsPool;
     final Serializer<K> keySerializer;
     final Serializer<V> valueSerializer;
     final HashTable table;
+    /** Null unless the map is bounded. */
+    private final ClockEviction clock;
+    private final Budget budget;
     private final ThreadLocal<Scratch> scratches;
     private final HashZeroCopy<K, V> zeroCopy;
     private volatile boolean closed;
@@ -58,7 +61,17 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.ownsPool = ownsPool;
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
-        this.table = new HashTable(pool, !ownsPool, expectedSize, bounds.maximumSize(), bounds.maximumBytes());
+        int segmentBits = HashTable.segmentBits(expectedSize, bounds.maximumSize());
+        long tableBytes = HashTable.bucketBytesAt(expectedSize, segmentBits);
+        if (tableBytes > pool.memoryLimit()) {
+            throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
+                    + " bytes of buckets alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
+        }
+        this.table = new HashTable(pool, !ownsPool, segmentBits, HashTable.initialBucketBits(expectedSize,
+                segmentBits), Budget.initialFree(bounds.maximumSize()), Budget.initialFree(bounds.maximumBytes()));
+        boolean bounded = bounds.maximumSize() != Long.MAX_VALUE || bounds.maximumBytes() != Long.MAX_VALUE;
+        this.clock = bounded ? new ClockEviction(table, pool) : null;
+        this.budget = bounded ? new Budget(table, clock, bounds.maximumSize(), bounds.maximumBytes()) : null;
         this.evictionListener = bounds.listener();
         this.hits = bounds.recordStats() ? new LongAdder() : null;
         this.misses = bounds.recordStats() ? new LongAdder() : null;
@@ -152,8 +165,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     void insertNew(int s, Scratch scratch, V value) {
         long fresh = newEntry(value, scratch);
         try {
-            if (table.isBounded()) {
-                makeRoom(s, scratch, 1, pool.length(fresh), 0);
+            if (budget != null) {
+                long size = pool.length(fresh);
+                budget.reserve(s, 1, size, size, 0, scratch, this);
             }
         } catch (RuntimeException | Error e) {
             pool.deletePrivate(fresh);
@@ -166,42 +180,55 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Under the lock: replaces entry {@code entry} by a new entry holding the same key and {@code value}. */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
         long fresh = newEntry(value, scratch);
+        long grown;
         try {
-            if (table.isBounded()) {
-                makeRoom(s, scratch, 0, pool.length(fresh) - pool.length(entry), entry);
-            }
+            grown = reserveGrowth(s, entry, fresh, scratch);
         } catch (RuntimeException | Error e) {
             pool.deletePrivate(fresh);
             throw e;
         }
         table.replace(s, entry, fresh);
+        releaseShrink(s, grown);
         count(puts);
     }
 
     /**
-     * Under the lock of a bounded map: evicts entries of segment {@code s} (never {@code spared}) until
-     * {@code entries} more entries and {@code bytes} more bytes fit its quotas. Throws
-     * {@link IllegalArgumentException}, evicting nothing, if the one entry being written could never fit.
+     * Under the lock, before the private entry {@code fresh} replaces entry {@code entry}: reserves the bytes by
+     * which it is larger in a bounded map (evicting, never {@code entry}). Returns the growth in bytes (negative if
+     * smaller), for {@link #releaseShrink} after the replacement.
      */
-    void makeRoom(int s, Scratch scratch, long entries, long bytes, long spared) {
-        long own = bytes + (spared != 0 ? table.entryBytes(spared) : 0);
-        if (own > table.byteQuota(s)) {
-            throw new IllegalArgumentException("an entry of " + own + " bytes exceeds its segment's share ("
-                    + table.byteQuota(s) + " bytes) of maximumBytes");
+    long reserveGrowth(int s, long entry, long fresh, Scratch scratch) {
+        long size = pool.length(fresh);
+        long grown = size - pool.length(entry);
+        if (budget != null) {
+            budget.reserve(s, 0, grown, size, entry, scratch, this);
         }
-        long bucket = scratch.bucket;
-        while (table.overQuota(s, entries, bytes)) {
-            long victim = table.chooseVictim(s, scratch, spared);
-            if (victim == 0) {
-                break;
-            }
-            if (evictionListener != null) {
-                scratch.evicted(readKey(victim, scratch), readValue(victim, scratch));
-            }
-            table.unlink(s, scratch, victim);
-            count(evictions);
+        return grown;
+    }
+
+    /** Under the lock, after a replacement that changed an entry's size by {@code grown} bytes. */
+    void releaseShrink(int s, long grown) {
+        if (budget != null && grown < 0) {
+            budget.release(s, 0, -grown);
         }
-        scratch.bucket = bucket;
+    }
+
+    /** Under the lock, after {@link HashTable#findLocked} found {@code e}: unlinks and deletes it. */
+    void unlink(int s, Scratch scratch, long e) {
+        long size = pool.length(e);
+        table.unlink(s, scratch, e);
+        if (budget != null) {
+            budget.release(s, 1, size);
+        }
+    }
+
+    /** Under the lock of the victim's segment: records it for the eviction listener. */
+    @Override
+    public void evicting(long e, Scratch scratch) {
+        if (evictionListener != null) {
+            scratch.evicted(readKey(e, scratch), readValue(e, scratch));
+        }
+        count(evictions);
     }
 
     /** Ends a locked operation: unlocks, tells the listener of its evictions, frees the scratch. */
@@ -227,8 +254,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     void recordRead(long entry) {
         if (entry != 0) {
             count(hits);
-            if (table.isBounded()) {
-                table.touch(entry);
+            if (clock != null) {
+                clock.touch(entry);
             }
         } else {
             count(misses);
@@ -413,12 +440,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             switch (mode) {
                 case PUT, REPLACE -> replaceWith(s, e, value, scratch);
                 case PUT_IF_ABSENT -> { }
-                case REMOVE -> table.unlink(s, scratch, e);
+                case REMOVE -> unlink(s, scratch, e);
                 case REMOVE_IF_EQUAL -> {
                     if (!old.equals(expected)) {
                         return null;
                     }
-                    table.unlink(s, scratch, e);
+                    unlink(s, scratch, e);
                 }
                 case REPLACE_IF_EQUAL -> {
                     if (!old.equals(expected)) {
@@ -496,7 +523,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             }
             V value = function.apply(key, readValue(e, scratch));
             if (value == null) {
-                table.unlink(s, scratch, e);
+                unlink(s, scratch, e);
             } else {
                 replaceWith(s, e, value, scratch);
             }
@@ -544,7 +571,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         for (int s = 0; s < table.segmentCount(); s++) {
             long token = table.lock(s);
             try {
+                long entries = table.count(s);
+                long bytes = table.bytes(s);
                 table.clear(s);
+                if (budget != null) {
+                    budget.release(s, entries, bytes);
+                }
             } finally {
                 table.unlock(s, token);
             }

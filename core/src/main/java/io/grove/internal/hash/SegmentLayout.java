@@ -9,15 +9,15 @@ import java.lang.invoke.VarHandle;
  * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
  *
  * <pre>
- * segment record (payload of a slice, 72 bytes):
+ * segment record (payload of a slice, 88 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *         32 | hand (long)                 | bytes (long)      | old buckets (ref) | cursor (long)   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
- *         64 | owner (long)                |
- *            +-----------------------------+
+ *         64 | owner (long)                | spare entries     | spare bytes       |
+ *            +-----------------------------+-------------------+-------------------+
  * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
  * entry of the bucket's chain, or 0.
  * </pre>
@@ -45,12 +45,15 @@ import java.lang.invoke.VarHandle;
  *       holder only, so a thread that reads its own id there holds the lock. A thread about to wait for the lock,
  *       or for something only the holder ends, checks it first: a user function that runs under the lock and
  *       calls the map again would otherwise wait for itself for ever.
+ *   <li>spare entries, spare bytes: in a bounded map, the part of the bound ({@link Budget}) the segment holds
+ *       but does not use (resource {@link Budget#ENTRIES}, {@link Budget#BYTES}: offset {@code 72 + 8 * r});
+ *       changed atomically, by the holder of the lock and by other segments' writers that take it.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 72;
+    static final int SIZE = 88;
     /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
     static final long MOVED = 1;
     private static final int LOCK = 0;
@@ -64,6 +67,7 @@ final class SegmentLayout {
     private static final int OLD_BUCKETS = 48;
     private static final int CURSOR = 56;
     private static final int OWNER = 64;
+    private static final int SPARE = 72;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -114,6 +118,18 @@ final class SegmentLayout {
         LONG.setRelease(block, segment + VERSION, v + 1);
     }
 
+    static long spareVolatile(MemorySegment block, long segment, int resource) {
+        return (long) LONG.getVolatile(block, segment + SPARE + 8L * resource);
+    }
+
+    static boolean casSpare(MemorySegment block, long segment, int resource, long expected, long next) {
+        return LONG.compareAndSet(block, segment + SPARE + 8L * resource, expected, next);
+    }
+
+    static void addSpare(MemorySegment block, long segment, int resource, long delta) {
+        long unused = (long) LONG.getAndAdd(block, segment + SPARE + 8L * resource, delta);
+    }
+
     static long count(MemorySegment block, long segment) {
         return (long) LONG.getAcquire(block, segment + COUNT);
     }
@@ -150,6 +166,8 @@ final class SegmentLayout {
         LONG.set(block, segment + OLD_BUCKETS, 0L);
         LONG.set(block, segment + CURSOR, 0L);
         LONG.set(block, segment + OWNER, 0L);
+        LONG.set(block, segment + SPARE, 0L);
+        LONG.set(block, segment + SPARE + 8, 0L);
     }
 
     static long oldBuckets(MemorySegment block, long segment) {

@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
  * Read-only access, through reflection, to the few internals of the hash map that these tests need in order to
  * aim at a behaviour: which segment a key lands in (so that a tiny key range can still fill one segment and make
  * it grow) and how far each segment has grown (so that a test can assert that growth really happened during the
- * run instead of assuming it). Tests run on the class path, so the package-private members are reachable.
- * Nothing here changes the map.
+ * run instead of assuming it), and an exact snapshot of the entries and bytes held, taken with every segment
+ * locked. Tests run on the class path, so the package-private members are reachable. Nothing here changes the map.
  */
 final class Internals {
     private static final MethodHandle KEY_HASH;
@@ -21,6 +21,9 @@ final class Internals {
     private static final MethodHandle SEGMENT_OF;
     private static final MethodHandle BUCKET_BITS;
     private static final MethodHandle COUNT;
+    private static final MethodHandle BYTES;
+    private static final MethodHandle TRY_LOCK;
+    private static final MethodHandle UNLOCK;
 
     static {
         try {
@@ -36,6 +39,9 @@ final class Internals {
             SEGMENT_OF = handle(table.getDeclaredMethod("segmentOf", long.class));
             BUCKET_BITS = handle(table.getDeclaredMethod("bucketBits", int.class));
             COUNT = handle(table.getDeclaredMethod("count", int.class));
+            BYTES = handle(table.getDeclaredMethod("bytes", int.class));
+            TRY_LOCK = handle(table.getDeclaredMethod("tryLock", int.class));
+            UNLOCK = handle(table.getDeclaredMethod("unlock", int.class, long.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(
                     "the hash map's internals these tests aim with have changed; update Internals: " + e);
@@ -113,6 +119,47 @@ final class Internals {
     static long count(GroveHashMap<?, ?> map, int s) {
         try {
             return (long) COUNT.invokeExact(table(map), s);
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * The entries and entry bytes the map holds at one instant: every segment's lock is taken, the counts summed,
+     * the locks released. {@code [entries, bytes]}. Locks are only tried, and all dropped if one is busy, so the
+     * snapshot never keeps a writer from a lock while it waits for another.
+     */
+    static long[] lockedTotals(GroveHashMap<?, ?> map) {
+        Object table = table(map);
+        int segments = segmentCount(map);
+        long[] tokens = new long[segments];
+        try {
+            while (true) {
+                int locked = 0;
+                try {
+                    while (locked < segments) {
+                        long token = (long) TRY_LOCK.invokeExact(table, locked);
+                        if (token < 0) {
+                            break;
+                        }
+                        tokens[locked++] = token;
+                    }
+                    if (locked == segments) {
+                        long entries = 0;
+                        long bytes = 0;
+                        for (int s = 0; s < segments; s++) {
+                            entries += (long) COUNT.invokeExact(table, s);
+                            bytes += (long) BYTES.invokeExact(table, s);
+                        }
+                        return new long[] {entries, bytes};
+                    }
+                } finally {
+                    for (int s = 0; s < locked; s++) {
+                        UNLOCK.invokeExact(table, s, tokens[s]);
+                    }
+                }
+                Thread.onSpinWait();
+            }
         } catch (Throwable e) {
             throw new AssertionError(e);
         }
