@@ -20,9 +20,9 @@ public interface ZeroCopyMap<K, V> {
     /**
      * An unscoped handle on the value of {@code key}, or {@code null} if absent. Each read through the handle is
      * validated: once the entry is removed or its value replaced, reads throw
-     * {@link java.util.ConcurrentModificationException}. An in-place update ({@link #computeIfPresent}) that runs
-     * while a handle reads may be seen partly; read through {@link Handle#read} and {@link #computeIfPresent}
-     * for consistency between fields.
+     * {@link java.util.ConcurrentModificationException}. Each read through the handle sees one state of the value
+     * between in-place updates ({@link #computeIfPresent}); a read of several fields sees one state only through
+     * {@link Handle#read}.
      */
     Handle get(K key);
 
