@@ -39,7 +39,7 @@ public interface ZeroCopyMap<K, V> {
      * If {@code key} is present, runs {@code computer} once on its value in place, atomically with respect to
      * every other operation on the map, and returns {@code true}; otherwise returns {@code false} without calling
      * it. The computer may {@link ResizableView#resize resize} the value. It must be short and must not use the
-     * map. If it throws, the exception propagates and the bytes it wrote so far stay written.
+     * map. If it throws, the exception propagates and the value is left exactly as it was (its size included).
      */
     boolean computeIfPresent(K key, Consumer<? super ResizableView> computer);
 

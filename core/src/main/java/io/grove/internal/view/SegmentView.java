@@ -24,6 +24,10 @@ import java.util.Objects;
  * {@link ReadView}. A callback that casts it back to {@link WriteView} and writes gets
  * {@link IllegalStateException} ("view is read-only") and changes nothing.
  *
+ * <p><b>Journaled use.</b> A view opened with {@link #openJournaled} saves, before each write, the bytes the write
+ * overwrites in an {@link UndoJournal}, so that an in-place update whose user function fails can be undone. A plain
+ * view pays one well-predicted branch per write for this.
+ *
  * <p><b>Checks.</b> Each method checks, in this order: the view is open; it is writable (writes only); arguments
  * are not {@code null}; a {@link ByteBuffer} to write into is not read-only ({@link ReadOnlyBufferException});
  * all ranges, those of this view and those of the array, buffer or segment on the other side
@@ -65,6 +69,10 @@ public final class SegmentView implements ResizableView {
     private int size;
     private boolean writable;
     private Resizer resizer;
+    /** Whether writes are watched ({@link #noteWrite}): the one branch a write pays for journaling. */
+    private boolean watched;
+    /** Where a journaled view saves the bytes each write overwrites; {@code null} otherwise. */
+    private UndoJournal journal;
 
     /** Creates a closed view. */
     public SegmentView() {}
@@ -99,7 +107,25 @@ public final class SegmentView implements ResizableView {
         this.size = size;
         this.writable = writable;
         this.resizer = resizer;
+        this.watched = false;
+        this.journal = null;
         this.segment = segment;
+        return this;
+    }
+
+    /**
+     * As {@link #open(MemorySegment, long, int, boolean, Resizer)} for writing, and every write first saves the
+     * bytes it overwrites in {@code journal} (which this starts), so that {@link UndoJournal#undo} can restore them.
+     * A {@link #resize} moves the view to a private slice that is not journaled: undoing then restores the bytes
+     * written here before the resize, and the caller deletes the private slice.
+     */
+    public SegmentView openJournaled(MemorySegment segment, long offset, int size, Resizer resizer,
+            UndoJournal journal) {
+        Objects.requireNonNull(journal, "journal");
+        open(segment, offset, size, true, resizer);
+        journal.begin(segment);
+        this.journal = journal;
+        this.watched = true;
         return this;
     }
 
@@ -165,11 +191,19 @@ public final class SegmentView implements ResizableView {
         return s;
     }
 
-    /** As {@link #forRead}, and the view is writable. */
+    /** As {@link #forRead}, and the view is writable; tells a watcher of the write ({@link #noteWrite}). */
     private MemorySegment forWrite(int index, int length) {
         MemorySegment s = liveWritable();
         Bounds.checkView(index, length, size);
+        if (watched) {
+            noteWrite(index, length);
+        }
         return s;
+    }
+
+    /** Called before a write of {@code [index, index + length)} that passed every check. */
+    private void noteWrite(int index, int length) {
+        journal.save(base + index, length);
     }
 
     // ---- reads ---------------------------------------------------------------------------------------------
@@ -302,6 +336,9 @@ public final class SegmentView implements ResizableView {
         Objects.requireNonNull(source, "source");
         Bounds.checkView(index, length, size);
         Bounds.checkArray(sourceIndex, length, source.length);
+        if (watched) {
+            noteWrite(index, length);
+        }
         MemorySegment.copy(source, sourceIndex, s, BYTE, base + index, length);
         return this;
     }
@@ -313,6 +350,9 @@ public final class SegmentView implements ResizableView {
         int position = source.position();
         int length = source.limit() - position;
         Bounds.checkView(index, length, size);
+        if (watched) {
+            noteWrite(index, length);
+        }
         if (source.hasArray()) {
             MemorySegment.copy(source.array(), source.arrayOffset() + position, s, BYTE, base + index, length);
         } else {
@@ -328,6 +368,9 @@ public final class SegmentView implements ResizableView {
         Objects.requireNonNull(source, "source");
         Bounds.checkView(index, length, size);
         Bounds.checkSegment(sourceOffset, length, source.byteSize());
+        if (watched) {
+            noteWrite(index, length);
+        }
         // Overlapping regions are copied correctly; a closed or foreign-thread source fails before copying.
         MemorySegment.copy(source, sourceOffset, s, base + index, length);
         return this;
