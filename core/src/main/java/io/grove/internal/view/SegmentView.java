@@ -26,7 +26,8 @@ import java.util.Objects;
  *
  * <p><b>Journaled use.</b> A view opened with {@link #openJournaled} saves, before each write, the bytes the write
  * overwrites in an {@link UndoJournal}, so that an in-place update whose user function fails can be undone. A plain
- * view pays one well-predicted branch per write for this.
+ * view pays one well-predicted branch per write for this and for <b>tracked use</b> ({@link #openTracked}), where
+ * the view records how far the writes of a serializer reach.
  *
  * <p><b>Checks.</b> Each method checks, in this order: the view is open; it is writable (writes only); arguments
  * are not {@code null}; a {@link ByteBuffer} to write into is not read-only ({@link ReadOnlyBufferException});
@@ -73,6 +74,8 @@ public final class SegmentView implements ResizableView {
     private boolean watched;
     /** Where a journaled view saves the bytes each write overwrites; {@code null} otherwise. */
     private UndoJournal journal;
+    /** In a tracked view: the end of the highest range written so far. */
+    private int writtenEnd;
 
     /** Creates a closed view. */
     public SegmentView() {}
@@ -111,6 +114,23 @@ public final class SegmentView implements ResizableView {
         this.journal = null;
         this.segment = segment;
         return this;
+    }
+
+    /**
+     * As {@link #open(MemorySegment, long, int, boolean)} for writing, and the view tracks how far its writes reach
+     * ({@link #writtenEnd}): for a serializer, which must write every byte it declared.
+     */
+    public SegmentView openTracked(MemorySegment segment, long offset, int size) {
+        open(segment, offset, size, true, null);
+        this.writtenEnd = 0;
+        this.watched = true;
+        return this;
+    }
+
+    /** In a view opened by {@link #openTracked}: the end of the highest range written since, 0 if none. */
+    public int writtenEnd() {
+        live();
+        return writtenEnd;
     }
 
     /**
@@ -201,9 +221,13 @@ public final class SegmentView implements ResizableView {
         return s;
     }
 
-    /** Called before a write of {@code [index, index + length)} that passed every check. */
+    /** Called before a write of {@code [index, index + length)} that passed every check, in a watched view. */
     private void noteWrite(int index, int length) {
-        journal.save(base + index, length);
+        if (journal != null) {
+            journal.save(base + index, length);
+        } else if (length > 0 && index + length > writtenEnd) {
+            writtenEnd = index + length;
+        }
     }
 
     // ---- reads ---------------------------------------------------------------------------------------------

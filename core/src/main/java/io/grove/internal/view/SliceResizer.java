@@ -34,11 +34,9 @@ public final class SliceResizer implements SegmentView.Resizer {
         long fresh = pool.allocate(headerBytes + newSize);
         MemorySegment target = pool.segment(fresh);
         long header = pool.payloadOffset(fresh);
-        long at = header + headerBytes;
+        long at = header + headerBytes; // a new slice's payload is zero: the header room and any growth
         int kept = Math.min(view.size(), newSize);
-        target.asSlice(header, headerBytes).fill((byte) 0);
         MemorySegment.copy(view.segment(), view.offset(), target, at, kept);
-        target.asSlice(at + kept, newSize - kept).fill((byte) 0);
         if (current != original) {
             pool.deletePrivate(current);
         }
