@@ -70,12 +70,23 @@ final class Scratch {
 
     void release() {
         inUse = false;
+        key.release();
     }
 
-    /** Serializes {@code key} into this scratch and hashes it. */
-    <K> void setKey(Serializer<K> serializer, K key) {
-        this.key.set(serializer, key);
-        keyHash = KeyHash.of(this.key.segment(), 0, this.key.length());
+    /**
+     * Serializes {@code key} into this scratch and hashes it; a key of more than {@code maxLength} bytes is not
+     * serialized ({@link #keyFits}) and matches no entry: its length exceeds every stored key's.
+     */
+    <K> void setKey(Serializer<K> serializer, K key, int maxLength) {
+        keyHash = this.key.set(serializer, key, maxLength) ? KeyHash.of(this.key.segment(), 0, this.key.length()) : 0;
+    }
+
+    boolean keyFits() {
+        return key.fits();
+    }
+
+    IllegalArgumentException keyTooLarge(int maxLength, String why) {
+        return key.tooLarge(maxLength, why);
     }
 
     MemorySegment key() {
