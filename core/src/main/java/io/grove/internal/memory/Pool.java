@@ -158,6 +158,7 @@ public final class Pool implements MemoryPool {
 
     @Override
     public MemoryFootprint footprint() {
+        checkOpen();
         long allocated = blocks.bumpedGranules() << SliceHeader.GRANULE_SHIFT;
         long released = allocator.releasedBytes();
         long free = allocator.freeBytes();
@@ -203,6 +204,6 @@ public final class Pool implements MemoryPool {
     @Override
     public String toString() {
         return "MemoryPool[" + reclamation + ", blockSize=" + blocks.blockSize + ", limit=" + memoryLimit + ", "
-                + footprint() + "]";
+                + (closed ? "closed" : footprint()) + "]";
     }
 }

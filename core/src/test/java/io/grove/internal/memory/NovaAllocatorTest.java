@@ -291,6 +291,12 @@ class NovaAllocatorTest {
         assertThrows(IllegalStateException.class, () -> pool.delete(ref));
         assertThrows(IllegalStateException.class, () -> pool.isLive(ref));
         assertThrows(IllegalStateException.class, () -> pool.segment(ref).get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, pool::footprint, "every use but the settings throws");
+        assertEquals(4L * BLOCK, pool.memoryLimit());
+        assertEquals(BLOCK, pool.blockSize());
+        assertEquals(BLOCK - 16, pool.maxSliceSize());
+        assertEquals(Reclamation.NOVA, pool.reclamation());
+        assertTrue(pool.toString().contains("closed"), pool.toString());
         pool.close(); // idempotent
     }
 }
