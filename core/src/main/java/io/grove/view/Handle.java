@@ -17,7 +17,12 @@ import java.util.function.Function;
  */
 public interface Handle extends ReadView {
 
-    /** Whether the entry behind this handle still exists; a {@code true} may be outdated when it returns. */
+    /**
+     * Whether the entry behind this handle still exists; a {@code true} may be outdated when it returns. Once the
+     * map is closed, {@code false}, whether the map had its own pool or shared one (its reads then throw
+     * {@link IllegalStateException} if the map's own pool was closed with it, {@link ConcurrentModificationException}
+     * if the pool is shared and stays open).
+     */
     boolean isValid();
 
     /**

@@ -129,9 +129,20 @@ public final class SliceHandle implements Handle {
         return ref;
     }
 
+    /**
+     * Whether the slice is live; {@code false} once its pool is closed too (the closed arena would make the header
+     * read throw), so a handle of a closed map answers the same whether the map had its own pool or shared one.
+     */
     @Override
     public boolean isValid() {
-        return pool.isLive(ref);
+        try {
+            return !pool.isClosed() && pool.isLive(ref);
+        } catch (IllegalStateException closedMeanwhile) {
+            if (pool.isClosed()) {
+                return false;
+            }
+            throw closedMeanwhile;
+        }
     }
 
     // ---- the read protocol (see the class notes) -------------------------------------------------------------
