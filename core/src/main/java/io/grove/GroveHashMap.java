@@ -32,7 +32,10 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>Sizes and handles: an entry (32 bytes of fields, the key padded with them to a multiple of 8, then the value)
  * is one slice of the pool, so a key and value together may take at most {@link MemoryPool#maxSliceSize()} minus
- * 32 to 39 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. Because key
+ * 32 to 39 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. A key larger
+ * than any entry can hold ({@code maxSliceSize() - 32} bytes, by its serializer's {@code size}) is never
+ * serialized: reads and removals answer absent, and writes throw {@link IllegalArgumentException} naming its size
+ * and the limit. Because key
  * and value share the slice, a put that replaces a value (or an in-place update that resizes it) moves the entry
  * to a new slice: handles from {@link #zc()} on its old value and on its key then fail with
  * {@link java.util.ConcurrentModificationException}, as after a removal.

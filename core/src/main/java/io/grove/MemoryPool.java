@@ -7,8 +7,11 @@ import io.grove.internal.memory.Pool;
  * for keys and values, and all returned to the operating system on {@link #close()}.
  *
  * <p>A map creates its own pool unless given one; a pool created here may be shared by several maps so that they
- * draw on one memory limit. The pool is thread-safe. After {@link #close()}, every use of the pool or of a map
- * drawing on it throws {@link IllegalStateException}.
+ * draw on one memory limit. The pool is thread-safe. After {@link #close()}, {@link #footprint()} and every use of
+ * a map drawing on the pool throw {@link IllegalStateException}; the settings ({@link #memoryLimit()},
+ * {@link #blockSize()}, {@link #maxSliceSize()}, {@link #reclamation()}) and {@link #isClosed()} still answer.
+ * A {@link io.grove.view.Handle} of such a map then reports itself invalid ({@code isValid()} is {@code false}) and
+ * its reads throw {@link IllegalStateException}.
  */
 public sealed interface MemoryPool extends AutoCloseable permits Pool {
 
@@ -18,7 +21,11 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
         return new Builder();
     }
 
-    /** Current figures, each read in constant time. */
+    /**
+     * Current figures, each read in constant time.
+     *
+     * @throws IllegalStateException if the pool is closed
+     */
     MemoryFootprint footprint();
 
     /** The most bytes this pool will reserve from the operating system. */

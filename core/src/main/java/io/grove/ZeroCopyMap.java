@@ -20,9 +20,9 @@ public interface ZeroCopyMap<K, V> {
     /**
      * An unscoped handle on the value of {@code key}, or {@code null} if absent. Each read through the handle is
      * validated: once the entry is removed or its value replaced, reads throw
-     * {@link java.util.ConcurrentModificationException}. An in-place update ({@link #computeIfPresent}) that runs
-     * while a handle reads may be seen partly; read through {@link Handle#read} and {@link #computeIfPresent}
-     * for consistency between fields.
+     * {@link java.util.ConcurrentModificationException}. Each read through the handle sees one state of the value
+     * between in-place updates ({@link #computeIfPresent}); a read of several fields sees one state only through
+     * {@link Handle#read}.
      */
     Handle get(K key);
 
@@ -39,7 +39,7 @@ public interface ZeroCopyMap<K, V> {
      * If {@code key} is present, runs {@code computer} once on its value in place, atomically with respect to
      * every other operation on the map, and returns {@code true}; otherwise returns {@code false} without calling
      * it. The computer may {@link ResizableView#resize resize} the value. It must be short and must not use the
-     * map. If it throws, the exception propagates and the bytes it wrote so far stay written.
+     * map. If it throws, the exception propagates and the value is left exactly as it was (its size included).
      */
     boolean computeIfPresent(K key, Consumer<? super ResizableView> computer);
 

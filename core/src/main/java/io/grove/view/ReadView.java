@@ -13,6 +13,10 @@ import java.nio.ByteBuffer;
  * <p>A view passed to a callback is <em>scoped</em>: it is valid only while the callback runs, and any use
  * after the callback returns throws {@link IllegalStateException}. A {@link Handle} is an unscoped view that may
  * be kept.
+ *
+ * <p>A callback that reads without a lock ({@link Handle#read}, a {@link io.grove.serial.Serializer#read
+ * deserializer} during a lock-free read) may run more than once: when a concurrent write overlapped what it read,
+ * its result, or what it threw, is discarded and it runs again. Such a callback must have no side effects.
  */
 public interface ReadView {
 

@@ -409,27 +409,34 @@ class GroveHashMapBadInputTest {
     }
 
     @Test
-    void aZeroCopyComputerThatThrowsKeepsWhatItWroteAndReleasesTheLock() {
+    void aZeroCopyComputerThatThrowsLeavesTheValueAsItWasAndReleasesTheLock() {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
             GroveHashMap<String, byte[]> map = closeLater(GroveHashMap.builder(Serializers.strings(),
                     Serializers.bytes()).build());
             map.put("a", new byte[] {1, 2, 3});
             RuntimeException boom = new RuntimeException("boom");
-            // Documented: the bytes written before the exception stay written.
+            Handle before = map.zc().get("a");
+            // The bytes it wrote in place are restored.
+            assertSame(boom, assertThrows(RuntimeException.class, () -> map.zc().computeIfPresent("a", v -> {
+                v.putByte(0, (byte) 9).putShort(1, (short) -1);
+                throw boom;
+            })));
+            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
+            // After a resize, both: the bytes written before it are restored and the resized copy is dropped, so
+            // the entry keeps its slice (a handle on it stays valid) and readers are not left waiting on its stamp.
             assertSame(boom, assertThrows(RuntimeException.class, () -> map.zc().computeIfPresent("a", v -> {
                 v.putByte(0, (byte) 9);
+                v.resize(5).putByte(4, (byte) 7).putByte(1, (byte) 8);
                 throw boom;
             })));
-            assertArrayEquals(new byte[] {9, 2, 3}, map.get("a"));
-            // After a resize, the exception drops the resized copy: the entry keeps its value and its slice (a
-            // handle on it stays valid), and readers are not left waiting on its stamp.
-            Handle before = map.zc().get("a");
-            assertSame(boom, assertThrows(RuntimeException.class, () -> map.zc().computeIfPresent("a", v -> {
-                v.resize(5).putByte(4, (byte) 7);
-                throw boom;
-            })));
-            assertArrayEquals(new byte[] {9, 2, 3}, map.get("a"));
-            assertEquals(9, before.getByte(0), "the entry was replaced");
+            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
+            assertEquals(1, before.getByte(0), "the entry was replaced");
+            assertSame(boom, assertThrows(RuntimeException.class,
+                    () -> map.zc().putIfAbsentComputeIfPresent("a", new byte[0], v -> {
+                        v.fill(0, 3, (byte) 5);
+                        throw boom;
+                    })));
+            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
             map.put("a", new byte[] {4});
             assertArrayEquals(new byte[] {4}, map.get("a"));
             assertEquals(1, map.size());

@@ -187,7 +187,7 @@ final class HashScans<K, V> {
                     key.pointAt(e, EntryLayout.KEY, keyLength);
                 }
                 if (value != null) {
-                    value.pointAt(e, EntryLayout.valueOffset(keyLength), -1);
+                    value.pointAt(e, EntryLayout.valueOffset(keyLength), -1, EntryLayout.STAMP);
                 }
                 return true;
             } catch (ConcurrentModificationException gone) {

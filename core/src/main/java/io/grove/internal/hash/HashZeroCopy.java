@@ -74,7 +74,8 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                     return null;
                 }
                 try {
-                    Handle handle = new SliceHandle(pool).pointAt(e, EntryLayout.valueOffset(scratch.keyLength()), -1);
+                    Handle handle = new SliceHandle(pool).pointAt(e, EntryLayout.valueOffset(scratch.keyLength()), -1,
+                            EntryLayout.STAMP);
                     map.recordRead(e);
                     return handle;
                 } catch (ConcurrentModificationException removedMeanwhile) {
@@ -173,21 +174,21 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
 
     /**
      * Under the lock: runs {@code computer} on entry {@code e}'s value in place, with the entry's stamp odd so that
-     * lock-free readers of this entry's value wait for it (readers of other keys of the segment do not). A resize
-     * moves the value into a new entry slice (the resizer leaves room for the fields and key, copied here), which
-     * takes {@code e}'s place in one short mutation of the segment once the computer returned and a bounded map
-     * made room for its growth. If the computer throws, or room cannot be made, the resized copy is dropped and
-     * the entry keeps its value.
+     * lock-free readers of this entry's value wait for it (readers of other keys of the segment do not), and every
+     * write journaled. A resize moves the value into a new entry slice (the resizer leaves room for the fields and
+     * key, copied here), which takes {@code e}'s place in one short mutation of the segment once the computer
+     * returned and a bounded map made room for its growth. If the computer throws, or room cannot be made, the
+     * journal restores the bytes written in place and the resized copy is dropped: the value is as it was.
      */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         resizer.start(e, start);
         table.beginValueWrite(e);
-        boolean moved = false;
+        boolean done = false;
         try {
-            scratch.writeView.open(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start, true,
-                    resizer);
+            scratch.writeView.openJournaled(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start,
+                    resizer, scratch.journal);
             computer.accept(scratch.writeView);
             scratch.writeView.close();
             if (resizer.moved()) {
@@ -195,15 +196,18 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                 long grown = map.reserveGrowth(s, e, fresh, scratch);
                 table.copyKeyAndFields(e, fresh, pool.length(fresh) - start);
                 table.replace(s, e, fresh); // deletes e, whose stamp stays odd
-                moved = true;
                 map.releaseShrink(s, grown);
             }
+            done = true;
         } finally {
             scratch.writeView.close();
-            if (!moved) {
-                if (resizer.moved()) {
-                    pool.deletePrivate(resizer.current()); // the resized value never took the entry's place
-                }
+            if (done) {
+                scratch.journal.commit();
+            } else {
+                scratch.journal.undo();
+                resizer.abandon();
+            }
+            if (!resizer.moved()) {
                 table.endValueWrite(e);
             }
         }

@@ -96,7 +96,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Objects.requireNonNull(key, "key");
         Scratch scratch = Scratch.acquire(scratches, pool);
         try {
-            scratch.setKey(keySerializer, (K) key);
+            scratch.setKey(keySerializer, (K) key, maxKeyLength());
         } catch (RuntimeException | Error e) {
             scratch.release();
             throw e;
@@ -117,8 +117,17 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
     }
 
+    /** The largest key an entry can hold: one with an empty value fills the pool's largest slice. */
+    private int maxKeyLength() {
+        return pool.maxSliceSize() - EntryLayout.KEY;
+    }
+
     /** A new private entry holding the scratch's key and {@code value}, not linked yet. */
     long newEntry(V value, Scratch scratch) {
+        if (!scratch.keyFits()) {
+            throw scratch.keyTooLarge(maxKeyLength(), "an entry holds its fields, key and value in one slice of at"
+                    + " most " + pool.maxSliceSize() + " bytes");
+        }
         int size = SliceWriter.sizeOf(valueSerializer, value);
         long e = table.newEntry(scratch, size);
         SliceWriter.writeOrDelete(pool, valueSerializer, value, size, scratch.writeView, e, table.valueOffset(e));

@@ -3,6 +3,7 @@ package io.grove.internal.hash;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
+import io.grove.internal.view.UndoJournal;
 import io.grove.internal.view.KeyBuffer;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
@@ -19,6 +20,8 @@ final class Scratch {
     final SegmentView readView = new SegmentView();
     final SegmentView writeView = new SegmentView();
     final SliceResizer resizer;
+    /** The old bytes of the in-place update the current operation runs, to undo it if it fails. */
+    final UndoJournal journal = new UndoJournal();
     /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
     long bucket;
     long previous;
@@ -73,12 +76,23 @@ final class Scratch {
 
     void release() {
         inUse = false;
+        key.release();
     }
 
-    /** Serializes {@code key} into this scratch and hashes it. */
-    <K> void setKey(Serializer<K> serializer, K key) {
-        this.key.set(serializer, key);
-        keyHash = KeyHash.of(this.key.segment(), 0, this.key.length());
+    /**
+     * Serializes {@code key} into this scratch and hashes it; a key of more than {@code maxLength} bytes is not
+     * serialized ({@link #keyFits}) and matches no entry: its length exceeds every stored key's.
+     */
+    <K> void setKey(Serializer<K> serializer, K key, int maxLength) {
+        keyHash = this.key.set(serializer, key, maxLength) ? KeyHash.of(this.key.segment(), 0, this.key.length()) : 0;
+    }
+
+    boolean keyFits() {
+        return key.fits();
+    }
+
+    IllegalArgumentException keyTooLarge(int maxLength, String why) {
+        return key.tooLarge(maxLength, why);
     }
 
     /** Takes the serialized key {@code [start, start + length)} of {@code source} as the probe and hashes it. */

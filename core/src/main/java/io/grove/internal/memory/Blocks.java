@@ -17,8 +17,9 @@ import java.lang.invoke.VarHandle;
  * tail of the old block to the caller ({@link TailSink}) so that it is not lost.
  *
  * <p>Invariants: (1) a granule below {@link #bumpGranule} was handed out exactly once; (2) a block is reserved
- * ({@code table[b] != null}) before any granule in it is used — by the thread the bump handed it to, or, for a
- * skipped tail, by the thread that skipped it, which may get there first — and never removed until {@link #close};
+ * ({@code table[b] != null}) before the bump pointer enters it — the thread whose CAS would move the pointer into
+ * it reserves it first — and never removed until {@link #close}; so every granule below the pointer, a skipped
+ * tail's included, lies in a reserved block, and a reservation the operating system refuses consumes no granule;
  * (3) at most {@link #maxBlocks} blocks are reserved, so reserved bytes never exceed the memory limit.
  *
  * <p>Memory ordering: a block is published into {@code table} with {@code setRelease} under the reservation
@@ -81,7 +82,8 @@ final class Blocks {
 
     /**
      * Hands out {@code n} fresh, contiguous granules inside one block, or returns -1 if the memory limit leaves no
-     * room. Tails skipped at block ends go to {@code tails}.
+     * room. Tails skipped at block ends go to {@code tails}. Throws {@link GroveOutOfMemoryException}, taking no
+     * granule, if the operating system refuses a block.
      */
     long bump(long n, TailSink tails) {
         assert n > 0 && n <= granulesPerBlock;
@@ -92,15 +94,11 @@ final class Blocks {
             if ((start >>> granuleShift) >= maxBlocks) {
                 return -1;
             }
+            ensureReserved((int) (start >>> granuleShift)); // invariant 2: before the CAS takes any granule
             if (BUMP.compareAndSet(this, g, start + n)) {
-                if (start != g && inBlock != 0) {
-                    // The thread that bumped into the tail's block may not have reserved it yet (invariant 2).
-                    ensureReserved((int) (g >>> granuleShift));
-                    if (!tails.acceptTail(g, granulesPerBlock - inBlock)) {
-                        WASTED.getAndAdd(this, granulesPerBlock - inBlock);
-                    }
+                if (start != g && inBlock != 0 && !tails.acceptTail(g, granulesPerBlock - inBlock)) {
+                    WASTED.getAndAdd(this, granulesPerBlock - inBlock);
                 }
-                ensureReserved((int) (start >>> granuleShift));
                 return start;
             }
         }

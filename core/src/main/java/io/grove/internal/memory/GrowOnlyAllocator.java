@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The grow-only baseline of the Nova paper (§4): slices come from the bump pointer and are never reused. A
  * delete still sets the header's deleted bit, so stale handles fail exactly as with Nova; writers need no hazard
- * announcement because a deleted slice's memory is never handed out again.
+ * announcement because a deleted slice's memory is never handed out again. Every slice is fresh memory from the
+ * bump pointer, which the block source zero-filled.
  */
 final class GrowOnlyAllocator implements SliceAllocator {
     private static final int VERSION = 1;

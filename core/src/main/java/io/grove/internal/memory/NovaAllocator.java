@@ -39,6 +39,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>A1 allocate: pop the exact size class; else bump fresh memory; else the slow path (below).
  *       A2 read {@code era} (volatile), write the header (magic, capacity, version, length) with plain stores.
+ *       A3 unless the memory came fresh from the bump pointer (zero-filled by the block source), zero the
+ *       payload's {@code length} bytes: a slice a serializer writes only partly must never show another slice's
+ *       bytes (a free slice's link, a merged-away header, a removed entry of any map on the pool).
  *       The slice is private until the caller publishes the reference with a release store of its own.
  *   <li>D1 delete: CAS the header state from (v, live) to (v, deleted) — the linearization point; the first of
  *       racing deletes wins. D2 add the reference to a release stripe. A full stripe batch goes to R1.
@@ -107,19 +110,26 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         long n = FreeLists.roundedCapacity(Math.max(2, SliceHeader.granulesFor(length)));
         long g = freeLists.pop(FreeLists.classOf(n));
         long capacity;
+        boolean neverUsed = false;
         if (g >= 0) {
             capacity = SliceHeader.capacityGranules(blocks.block(g), blocks.offsetInBlock(g));
         } else {
             capacity = n;
             g = blocks.bump(n, this);
-            if (g < 0) {
+            neverUsed = g >= 0;
+            if (!neverUsed) {
                 long carved = allocateSlowly(n, length);
                 g = carved & Reference.GRANULE_MASK;
                 capacity = carved >>> Reference.GRANULE_BITS;
             }
         }
+        MemorySegment block = blocks.block(g);
+        long header = blocks.offsetInBlock(g);
+        if (!neverUsed) {
+            SliceHeader.clearPayload(block, header, length); // A3: reused memory holds a removed slice's bytes
+        }
         int version = Reference.versionOfEra((long) ERA.getVolatile(this)); // A2: after obtaining the memory
-        SliceHeader.initialize(blocks.block(g), blocks.offsetInBlock(g), capacity, SliceHeader.state(version, length));
+        SliceHeader.initialize(block, header, capacity, SliceHeader.state(version, length));
         liveSlices.increment();
         return Reference.of(g, version);
     }

@@ -46,7 +46,8 @@ public final class Pool implements MemoryPool {
     }
 
     /**
-     * A new private slice of {@code length} bytes, header written, payload not initialized.
+     * A new private slice of {@code length} bytes, header written, payload all zero (never bytes a removed slice
+     * held, of whichever map on this pool).
      *
      * @throws IllegalArgumentException if {@code length} is negative or above {@link #maxSliceSize()}
      * @throws io.grove.GroveOutOfMemoryException if the memory limit leaves no room
@@ -157,6 +158,7 @@ public final class Pool implements MemoryPool {
 
     @Override
     public MemoryFootprint footprint() {
+        checkOpen();
         long allocated = blocks.bumpedGranules() << SliceHeader.GRANULE_SHIFT;
         long released = allocator.releasedBytes();
         long free = allocator.freeBytes();
@@ -202,6 +204,6 @@ public final class Pool implements MemoryPool {
     @Override
     public String toString() {
         return "MemoryPool[" + reclamation + ", blockSize=" + blocks.blockSize + ", limit=" + memoryLimit + ", "
-                + footprint() + "]";
+                + (closed ? "closed" : footprint()) + "]";
     }
 }

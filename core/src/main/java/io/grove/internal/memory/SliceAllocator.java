@@ -6,7 +6,7 @@ package io.grove.internal.memory;
  */
 sealed interface SliceAllocator extends Blocks.TailSink permits NovaAllocator, GrowOnlyAllocator {
 
-    /** A new private slice of {@code length} payload bytes; its header is written, its payload is not. */
+    /** A new private slice of {@code length} payload bytes, all zero; its header is written. */
     long allocate(int length);
 
     /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */

@@ -79,6 +79,11 @@ public final class SliceHeader {
         LONG.set(block, header + STATE_OFFSET, state);
     }
 
+    /** Zeroes the first {@code length} payload bytes of the slice whose header is at {@code header}. */
+    static void clearPayload(MemorySegment block, long header, long length) {
+        block.asSlice(header + SIZE, length).fill((byte) 0);
+    }
+
     static int magic(MemorySegment block, long header) {
         return (int) INT.get(block, header + MAGIC_OFFSET);
     }

@@ -114,7 +114,7 @@ final class ChunkMap<K, V> {
         Objects.requireNonNull(key, "key");
         Scratch s = Scratch.acquire(scratch, values);
         try {
-            s.setKey(keySerializer, key);
+            s.setKey(keySerializer, key, pool.maxSliceSize());
         } catch (RuntimeException | Error e) {
             s.release();
             throw e;
@@ -126,6 +126,9 @@ final class ChunkMap<K, V> {
 
     /** The value reference of the probe's key (a live, non-placeholder value at some moment), or 0. */
     long valueRefOf(Scratch s) {
+        if (!s.keyFits()) {
+            return 0; // larger than any key slice: not in the map
+        }
         while (true) {
             Chunk c = index.locate(keys, s.key(), s.keyLength());
             long window = c.window(keys, s.key(), s.keyLength(), false);
@@ -275,6 +278,12 @@ final class ChunkMap<K, V> {
      * (published in {@code s.chunk}), or {@link Chunk#NONE} if absent and not created (nothing published).
      */
     private int enter(Scratch s, boolean create) {
+        if (!s.keyFits()) {
+            if (create) {
+                throw s.keyTooLarge(pool.maxSliceSize(), "a key takes one slice of the pool");
+            }
+            return Chunk.NONE;
+        }
         Chunk searched = create ? s.searched : null;
         s.searched = null;
         while (true) {

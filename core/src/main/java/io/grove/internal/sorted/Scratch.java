@@ -44,12 +44,21 @@ final class Scratch {
         inUse = false;
         chunk = null;
         searched = null;
+        key.release();
     }
 
-    /** Serializes {@code key} as the probe. */
-    <K> void setKey(Serializer<K> serializer, K key) {
+    /** Serializes {@code key} as the probe, unless it has more than {@code maxLength} bytes ({@link #keyFits}). */
+    <K> void setKey(Serializer<K> serializer, K key, int maxLength) {
         searched = null;
-        this.key.set(serializer, key);
+        this.key.set(serializer, key, maxLength);
+    }
+
+    boolean keyFits() {
+        return key.fits();
+    }
+
+    IllegalArgumentException keyTooLarge(int maxLength, String why) {
+        return key.tooLarge(maxLength, why);
     }
 
     /** Copies serialized key bytes as the probe. */

@@ -4,43 +4,92 @@ import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A serialized key on the heap that a thread reuses from operation to operation (a probe key): grows when a key
- * does not fit, never shrinks, so a steady workload allocates nothing.
+ * A serialized key on the heap that a thread reuses from operation to operation (a probe key).
+ *
+ * <p>Sizes are checked before anything is allocated. A key larger than the largest key the map can store
+ * ({@code maxLength}) is not serialized at all: it cannot be in the map, so {@link #set} only records its size and
+ * returns {@code false}, and the map answers a read as absent and rejects a write. A key up to
+ * {@value #RETAINED_BYTES} bytes goes into a buffer kept from operation to operation (grown as needed, so a steady
+ * workload allocates nothing); a larger one into a buffer of its own, which {@link #release} drops when the
+ * operation ends, so one large key does not keep a large buffer for good.
  */
 public final class KeyBuffer {
+    /** The largest buffer kept between operations. */
+    static final int RETAINED_BYTES = 4096;
+
     private final SegmentView view = new SegmentView();
-    private byte[] bytes = new byte[64];
-    private MemorySegment segment = MemorySegment.ofArray(bytes);
+    private byte[] retained = new byte[64];
+    private MemorySegment retainedSegment = MemorySegment.ofArray(retained);
+    /** The buffer holding the current key: {@link #retainedSegment}, or one of its own for a large key. */
+    private MemorySegment segment = retainedSegment;
     private int length;
+    private boolean fits = true;
 
-    /** Serializes {@code key} here (through {@link SliceWriter}: a serializer that lies about its size throws). */
-    public <K> void set(Serializer<K> serializer, K key) {
+    /**
+     * Serializes {@code key} here (through {@link SliceWriter}: a serializer that lies about its size throws), or,
+     * if it declares more than {@code maxLength} bytes, only records its size and returns {@code false}.
+     */
+    public <K> boolean set(Serializer<K> serializer, K key, int maxLength) {
         int size = SliceWriter.sizeOf(serializer, key);
-        ensureCapacity(size);
-        SliceWriter.writeInto(serializer, key, size, view, segment, 0);
         length = size;
-    }
-
-    /** Copies {@code [0, length)} of {@code source} here. */
-    public void setBytes(MemorySegment source, int length) {
-        ensureCapacity(length);
-        MemorySegment.copy(source, 0, segment, 0, length);
-        this.length = length;
-    }
-
-    private void ensureCapacity(int size) {
-        if (size > bytes.length) {
-            bytes = new byte[Math.max(size, bytes.length * 2)];
-            segment = MemorySegment.ofArray(bytes);
+        fits = size <= maxLength;
+        if (fits) {
+            SliceWriter.writeInto(serializer, key, size, view, bufferFor(size), 0);
         }
+        return fits;
     }
 
-    /** The bytes: {@code [0, length())} of this segment. */
+    /** Copies {@code [0, length)} of {@code source} here; a stored key, so it fits. */
+    public void setBytes(MemorySegment source, int length) {
+        MemorySegment.copy(source, 0, bufferFor(length), 0, length);
+        this.length = length;
+        this.fits = true;
+    }
+
+    private MemorySegment bufferFor(int size) {
+        if (size > RETAINED_BYTES) {
+            segment = MemorySegment.ofArray(new byte[size]);
+        } else {
+            if (size > retained.length) {
+                retained = new byte[Math.min(RETAINED_BYTES, Math.max(size, retained.length * 2))];
+                retainedSegment = MemorySegment.ofArray(retained);
+            }
+            segment = retainedSegment;
+        }
+        return segment;
+    }
+
+    /** Ends the operation: drops the buffer of a large key. */
+    public void release() {
+        segment = retainedSegment;
+    }
+
+    /**
+     * The exception for a write of the last key set, which did not fit: names its size and {@code maxLength}, and
+     * why that is the limit.
+     */
+    public IllegalArgumentException tooLarge(int maxLength, String why) {
+        return new IllegalArgumentException("a key of " + length + " bytes is larger than the largest key this map "
+                + "can store, " + maxLength + " bytes (" + why + ")");
+    }
+
+    /** Whether the last key set was at most {@code maxLength} bytes, so that its bytes are here. */
+    public boolean fits() {
+        return fits;
+    }
+
+    /** The bytes: {@code [0, length())} of this segment, if the key {@linkplain #fits fits}. */
     public MemorySegment segment() {
         return segment;
     }
 
+    /** The size of the last key set, whether it fits or not. */
     public int length() {
         return length;
+    }
+
+    /** The capacity of the buffer kept between operations. */
+    int retainedCapacity() {
+        return retained.length;
     }
 }

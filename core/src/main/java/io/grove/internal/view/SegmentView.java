@@ -24,6 +24,11 @@ import java.util.Objects;
  * {@link ReadView}. A callback that casts it back to {@link WriteView} and writes gets
  * {@link IllegalStateException} ("view is read-only") and changes nothing.
  *
+ * <p><b>Journaled use.</b> A view opened with {@link #openJournaled} saves, before each write, the bytes the write
+ * overwrites in an {@link UndoJournal}, so that an in-place update whose user function fails can be undone. A plain
+ * view pays one well-predicted branch per write for this and for <b>tracked use</b> ({@link #openTracked}), where
+ * the view records how far the writes of a serializer reach.
+ *
  * <p><b>Checks.</b> Each method checks, in this order: the view is open; it is writable (writes only); arguments
  * are not {@code null}; a {@link ByteBuffer} to write into is not read-only ({@link ReadOnlyBufferException});
  * all ranges, those of this view and those of the array, buffer or segment on the other side
@@ -65,6 +70,12 @@ public final class SegmentView implements ResizableView {
     private int size;
     private boolean writable;
     private Resizer resizer;
+    /** Whether writes are watched ({@link #noteWrite}): the one branch a write pays for journaling. */
+    private boolean watched;
+    /** Where a journaled view saves the bytes each write overwrites; {@code null} otherwise. */
+    private UndoJournal journal;
+    /** In a tracked view: the end of the highest range written so far. */
+    private int writtenEnd;
 
     /** Creates a closed view. */
     public SegmentView() {}
@@ -99,7 +110,42 @@ public final class SegmentView implements ResizableView {
         this.size = size;
         this.writable = writable;
         this.resizer = resizer;
+        this.watched = false;
+        this.journal = null;
         this.segment = segment;
+        return this;
+    }
+
+    /**
+     * As {@link #open(MemorySegment, long, int, boolean)} for writing, and the view tracks how far its writes reach
+     * ({@link #writtenEnd}): for a serializer, which must write every byte it declared.
+     */
+    public SegmentView openTracked(MemorySegment segment, long offset, int size) {
+        open(segment, offset, size, true, null);
+        this.writtenEnd = 0;
+        this.watched = true;
+        return this;
+    }
+
+    /** In a view opened by {@link #openTracked}: the end of the highest range written since, 0 if none. */
+    public int writtenEnd() {
+        live();
+        return writtenEnd;
+    }
+
+    /**
+     * As {@link #open(MemorySegment, long, int, boolean, Resizer)} for writing, and every write first saves the
+     * bytes it overwrites in {@code journal} (which this starts), so that {@link UndoJournal#undo} can restore them.
+     * A {@link #resize} moves the view to a private slice that is not journaled: undoing then restores the bytes
+     * written here before the resize, and the caller deletes the private slice.
+     */
+    public SegmentView openJournaled(MemorySegment segment, long offset, int size, Resizer resizer,
+            UndoJournal journal) {
+        Objects.requireNonNull(journal, "journal");
+        open(segment, offset, size, true, resizer);
+        journal.begin(segment);
+        this.journal = journal;
+        this.watched = true;
         return this;
     }
 
@@ -165,11 +211,23 @@ public final class SegmentView implements ResizableView {
         return s;
     }
 
-    /** As {@link #forRead}, and the view is writable. */
+    /** As {@link #forRead}, and the view is writable; tells a watcher of the write ({@link #noteWrite}). */
     private MemorySegment forWrite(int index, int length) {
         MemorySegment s = liveWritable();
         Bounds.checkView(index, length, size);
+        if (watched) {
+            noteWrite(index, length);
+        }
         return s;
+    }
+
+    /** Called before a write of {@code [index, index + length)} that passed every check, in a watched view. */
+    private void noteWrite(int index, int length) {
+        if (journal != null) {
+            journal.save(base + index, length);
+        } else if (length > 0 && index + length > writtenEnd) {
+            writtenEnd = index + length;
+        }
     }
 
     // ---- reads ---------------------------------------------------------------------------------------------
@@ -302,6 +360,9 @@ public final class SegmentView implements ResizableView {
         Objects.requireNonNull(source, "source");
         Bounds.checkView(index, length, size);
         Bounds.checkArray(sourceIndex, length, source.length);
+        if (watched) {
+            noteWrite(index, length);
+        }
         MemorySegment.copy(source, sourceIndex, s, BYTE, base + index, length);
         return this;
     }
@@ -313,6 +374,9 @@ public final class SegmentView implements ResizableView {
         int position = source.position();
         int length = source.limit() - position;
         Bounds.checkView(index, length, size);
+        if (watched) {
+            noteWrite(index, length);
+        }
         if (source.hasArray()) {
             MemorySegment.copy(source.array(), source.arrayOffset() + position, s, BYTE, base + index, length);
         } else {
@@ -328,6 +392,9 @@ public final class SegmentView implements ResizableView {
         Objects.requireNonNull(source, "source");
         Bounds.checkView(index, length, size);
         Bounds.checkSegment(sourceOffset, length, source.byteSize());
+        if (watched) {
+            noteWrite(index, length);
+        }
         // Overlapping regions are copied correctly; a closed or foreign-thread source fails before copying.
         MemorySegment.copy(source, sourceOffset, s, base + index, length);
         return this;

@@ -2,6 +2,7 @@ package io.grove.internal.view;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.memory.Reference;
+import io.grove.internal.sync.Backoff;
 import io.grove.view.Handle;
 import io.grove.view.ReadView;
 import java.lang.foreign.MemorySegment;
@@ -9,22 +10,44 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ConcurrentModificationException;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * An unscoped {@link Handle} on one slice: every read is an optimistic Nova read (paper Algorithm 1, READ):
- * read the bytes, then {@link Pool#validate} the reference, and throw {@link ConcurrentModificationException}
+ * An unscoped {@link Handle} on bytes of one slice: every read is an optimistic Nova read (paper Algorithm 1,
+ * READ): read the bytes, then {@link Pool#validate} the reference, and throw {@link ConcurrentModificationException}
  * instead of returning anything if the slice was deleted before the validation.
  *
- * <p>The slice's place and length are captured when the handle is pointed at it and checked live then, so bounds
- * are checked against the true length and a read never leaves the block even if the slice is reused meanwhile.
- * Bulk copies fill the target before validating: on {@link ConcurrentModificationException} the target's bytes in
- * the copied range are unspecified (and a {@link ByteBuffer} target's position has advanced).
+ * <p>Implementation notes.
+ *
+ * <p><b>Place.</b> The slice's place and length are captured when the handle is pointed at it and checked live
+ * then, so bounds are checked against the true length and a read never leaves the block even if the slice is
+ * reused meanwhile.
+ *
+ * <p><b>Stamp.</b> A handle on bytes that a map changes in place is pointed with the offset of the slice's
+ * {@link SliceStamp}. Every read then runs between two readings of the stamp: (1) read the stamp (acquire); while
+ * it is odd a writer is at work: wait ({@link Backoff}), giving up with {@link ConcurrentModificationException}
+ * once the slice is not live (a stamp read from a deleted slice may stay odd for ever); (2) read the bytes, or run
+ * the reader of {@link #read}; (3) load-load fence, read the stamp again; (4) validate the slice. If the stamp
+ * moved in (3), what was read is dropped (an exception thrown by the reader included) and the read starts over at
+ * (1), unless (4) fails, which throws. A stamp with its removed bit set throws at once. So a read returns bytes of
+ * one state of the slice between two writes (linearization point: the first stamp reading of the last attempt),
+ * and fails only once the slice is gone. A reader can starve under writes without pause; writes are short,
+ * under a lock.
+ *
+ * <p>Without a stamp (keys, which never change) a read is (2) and (4).
+ *
+ * <p>Bulk copies fill the target before validating: on {@link ConcurrentModificationException} the target's bytes
+ * in the copied range are unspecified (and a {@link ByteBuffer} target's position has advanced); a copy that is
+ * started over rewinds the buffer's position first.
  *
  * <p>A handle may be read from several threads at once once safely published. {@link #pointAt} (used by scans
  * that reuse one handle) must not race with reads.
  */
 public final class SliceHandle implements Handle {
+    /** The stamp offset that says "no stamp" ({@link #pointAt(long, int, int, int)}). */
+    public static final int NO_STAMP = -1;
+
     private static final VarHandle CALLBACK_VIEW_BUSY;
 
     static {
@@ -43,6 +66,8 @@ public final class SliceHandle implements Handle {
     @SuppressWarnings("unused") // accessed through CALLBACK_VIEW_BUSY
     private volatile int callbackViewBusy;
     private long ref;
+    /** The stamp's offset in the view's segment, or -1 without a stamp. */
+    private long stampAt = -1;
 
     /** A handle on {@code ref}'s slice; throws {@link ConcurrentModificationException} if it is not live. */
     public SliceHandle(Pool pool, long ref) {
@@ -50,36 +75,53 @@ public final class SliceHandle implements Handle {
         pointAt(ref);
     }
 
+    /** A handle not yet pointed at anything, for scans that point one handle at entry after entry. */
+    public SliceHandle(Pool pool) {
+        this.pool = pool;
+    }
+
     /**
      * Points this handle at another live slice; throws {@link ConcurrentModificationException} (and stays
      * pointed at the previous slice) if {@code ref} is not live.
      */
     public SliceHandle pointAt(long ref) {
-        return pointAt(ref, 0, -1);
+        return pointAt(ref, 0, -1, NO_STAMP);
+    }
+
+    /** As {@link #pointAt(long, int, int, int)} without a stamp: for bytes that never change (keys). */
+    public SliceHandle pointAt(long ref, int start, int length) {
+        return pointAt(ref, start, length, NO_STAMP);
     }
 
     /**
      * Points this handle at bytes {@code [start, start + length)} of a live slice's payload ({@code length} -1:
-     * to the end); reads are validated against the whole slice. Used for a key stored inside an entry's slice.
-     * Throws {@link ConcurrentModificationException} (and stays pointed where it was) if {@code ref} is not live.
+     * to the end); reads are validated against the whole slice. With a {@code stampOffset} (the payload offset of
+     * the slice's {@link SliceStamp}, a multiple of 8), every read returns bytes of one state of the slice between
+     * in-place writes; {@link #NO_STAMP} for bytes that never change. Throws
+     * {@link ConcurrentModificationException} (and stays pointed where it was) if {@code ref} is not live.
+     *
+     * @throws IndexOutOfBoundsException if the range or the stamp lies outside the slice, or the stamp is not
+     *     8-byte aligned
      */
-    public SliceHandle pointAt(long ref, int start, int length) {
+    public SliceHandle pointAt(long ref, int start, int length, int stampOffset) {
         int sliceLength = pool.length(ref);
         int size = length < 0 ? sliceLength - start : length;
-        java.util.Objects.checkFromIndexSize(start, size, sliceLength);
+        Objects.checkFromIndexSize(start, size, sliceLength);
+        if (stampOffset != NO_STAMP) {
+            Objects.checkFromIndexSize(stampOffset, Long.BYTES, sliceLength);
+            if ((stampOffset & (Long.BYTES - 1)) != 0) {
+                throw new IndexOutOfBoundsException("a stamp must be 8-byte aligned, was at " + stampOffset);
+            }
+        }
         MemorySegment segment = pool.segment(ref);
-        long offset = pool.payloadOffset(ref) + start;
+        long payload = pool.payloadOffset(ref);
         if (view.isOpen()) {
             view.close();
         }
-        view.open(segment, offset, size, false);
+        view.open(segment, payload + start, size, false);
         this.ref = ref;
+        this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
         return this;
-    }
-
-    /** A handle not yet pointed at anything, for scans that point one handle at entry after entry. */
-    public SliceHandle(Pool pool) {
-        this.pool = pool;
     }
 
     /** The reference this handle reads. */
@@ -87,31 +129,102 @@ public final class SliceHandle implements Handle {
         return ref;
     }
 
+    /**
+     * Whether the slice is live; {@code false} once its pool is closed too (the closed arena would make the header
+     * read throw), so a handle of a closed map answers the same whether the map had its own pool or shared one.
+     */
     @Override
     public boolean isValid() {
-        return pool.isLive(ref);
+        try {
+            return !pool.isClosed() && pool.isLive(ref);
+        } catch (IllegalStateException closedMeanwhile) {
+            if (pool.isClosed()) {
+                return false;
+            }
+            throw closedMeanwhile;
+        }
+    }
+
+    // ---- the read protocol (see the class notes) -------------------------------------------------------------
+
+    /** Step (1): a stamp no writer holds (0 without a stamp). */
+    private long stableStamp() {
+        if (stampAt < 0) {
+            return 0;
+        }
+        MemorySegment segment = view.segment();
+        for (int attempt = 0; ; attempt++) {
+            long stamp = SliceStamp.acquire(segment, stampAt);
+            if (SliceStamp.isRemoved(stamp)) {
+                throw Pool.stale(ref);
+            }
+            if (!SliceStamp.isWriting(stamp)) {
+                return stamp;
+            }
+            if (!pool.isLive(ref)) {
+                throw Pool.stale(ref);
+            }
+            Backoff.pause(attempt);
+        }
+    }
+
+    /**
+     * Steps (3) and (4): whether what was read since {@code stamp} is one state of the live slice; {@code false}:
+     * read again; throws {@link ConcurrentModificationException} if the slice is gone.
+     */
+    private boolean unchangedSince(long stamp) {
+        boolean unchanged = stampAt < 0 || SliceStamp.unchanged(view.segment(), stampAt, stamp);
+        pool.validate(ref);
+        return unchanged;
+    }
+
+    /** Reads the {@code width}-byte value at {@code index} (1, 2, 4 or 8 bytes, big-endian) under the protocol. */
+    private long readBits(int index, int width) {
+        while (true) {
+            long stamp = stableStamp();
+            long bits = switch (width) {
+                case Byte.BYTES -> view.getByte(index);
+                case Short.BYTES -> view.getShort(index);
+                case Integer.BYTES -> view.getInt(index);
+                default -> view.getLong(index);
+            };
+            if (unchangedSince(stamp)) {
+                return bits;
+            }
+        }
     }
 
     @Override
     public <T> T read(Function<? super ReadView, ? extends T> reader) {
         boolean cached = CALLBACK_VIEW_BUSY.compareAndSet(this, 0, 1);
         SegmentView scoped = cached ? callbackView : new SegmentView(); // another thread is in read(): its own view
-        T result;
         try {
-            scoped.open(view.segment(), view.offset(), view.size(), false);
-            result = reader.apply(scoped);
-        } catch (RuntimeException | Error e) {
-            pool.validate(ref); // a failure caused by bytes of a removed entry is reported as the removal
-            throw e;
+            while (true) {
+                long stamp = stableStamp();
+                T result;
+                scoped.open(view.segment(), view.offset(), view.size(), false);
+                try {
+                    result = reader.apply(scoped);
+                } catch (RuntimeException | Error e) {
+                    if (unchangedSince(stamp)) {
+                        throw e; // a failure on bytes that did not change: the reader's own
+                    }
+                    continue; // a failure caused by a concurrent write: read again
+                } finally {
+                    scoped.close();
+                }
+                if (unchangedSince(stamp)) {
+                    return result;
+                }
+            }
         } finally {
-            scoped.close();
             if (cached) {
                 CALLBACK_VIEW_BUSY.setRelease(this, 0);
             }
         }
-        pool.validate(ref);
-        return result;
     }
+
+    // ---- reads -------------------------------------------------------------------------------------------------
 
     @Override
     public int size() {
@@ -120,73 +233,79 @@ public final class SliceHandle implements Handle {
 
     @Override
     public byte getByte(int index) {
-        byte value = view.getByte(index);
-        pool.validate(ref);
-        return value;
+        return (byte) readBits(index, Byte.BYTES);
     }
 
     @Override
     public short getShort(int index) {
-        short value = view.getShort(index);
-        pool.validate(ref);
-        return value;
+        return (short) readBits(index, Short.BYTES);
     }
 
     @Override
     public char getChar(int index) {
-        char value = view.getChar(index);
-        pool.validate(ref);
-        return value;
+        return (char) readBits(index, Character.BYTES);
     }
 
     @Override
     public int getInt(int index) {
-        int value = view.getInt(index);
-        pool.validate(ref);
-        return value;
+        return (int) readBits(index, Integer.BYTES);
     }
 
     @Override
     public long getLong(int index) {
-        long value = view.getLong(index);
-        pool.validate(ref);
-        return value;
+        return readBits(index, Long.BYTES);
     }
 
     @Override
     public float getFloat(int index) {
-        float value = view.getFloat(index);
-        pool.validate(ref);
-        return value;
+        return Float.intBitsToFloat((int) readBits(index, Float.BYTES));
     }
 
     @Override
     public double getDouble(int index) {
-        double value = view.getDouble(index);
-        pool.validate(ref);
-        return value;
+        return Double.longBitsToDouble(readBits(index, Double.BYTES));
     }
 
     @Override
     public void copyTo(int index, byte[] target, int targetIndex, int length) {
-        view.copyTo(index, target, targetIndex, length);
-        pool.validate(ref);
+        while (true) {
+            long stamp = stableStamp();
+            view.copyTo(index, target, targetIndex, length);
+            if (unchangedSince(stamp)) {
+                return;
+            }
+        }
     }
 
     @Override
     public void copyTo(int index, ByteBuffer target) {
-        view.copyTo(index, target);
-        pool.validate(ref);
+        int position = Objects.requireNonNull(target, "target").position();
+        while (true) {
+            long stamp = stableStamp();
+            view.copyTo(index, target);
+            if (unchangedSince(stamp)) {
+                return;
+            }
+            target.position(position);
+        }
     }
 
     @Override
     public void copyTo(int index, MemorySegment target, long targetOffset, int length) {
-        view.copyTo(index, target, targetOffset, length);
-        pool.validate(ref);
+        while (true) {
+            long stamp = stableStamp();
+            view.copyTo(index, target, targetOffset, length);
+            if (unchangedSince(stamp)) {
+                return;
+            }
+        }
     }
 
     @Override
     public String toString() {
-        return "Handle[" + Reference.toString(ref) + ", size=" + view.size() + "]";
+        if (!view.isOpen()) {
+            return "Handle[not pointed at a slice]";
+        }
+        return "Handle[" + Reference.toString(ref) + ", size=" + view.size() + (stampAt < 0 ? "]" : ", stamped]");
     }
 }

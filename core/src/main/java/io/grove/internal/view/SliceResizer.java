@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
  * there. The map links the new slice in place of the original, and deletes the original, once the update ends;
  * slices made by intermediate resizes of the same update are private and deleted at once. A value that does not
  * start its slice (behind a value header, or behind an entry's fields and key: {@code headerBytes}) gets a new
- * slice with that many zero bytes before it, for the map to fill.
+ * slice with that many zero bytes before it, for the map to fill. If the update fails, {@link #abandon} deletes
+ * the private slice; the original then still holds the value, with whatever the update wrote into it before its
+ * first resize, which the update's {@link UndoJournal} restores.
  */
 public final class SliceResizer implements SegmentView.Resizer {
     private final Pool pool;
@@ -32,17 +34,26 @@ public final class SliceResizer implements SegmentView.Resizer {
         long fresh = pool.allocate(headerBytes + newSize);
         MemorySegment target = pool.segment(fresh);
         long header = pool.payloadOffset(fresh);
-        long at = header + headerBytes;
+        long at = header + headerBytes; // a new slice's payload is zero: the header room and any growth
         int kept = Math.min(view.size(), newSize);
-        target.asSlice(header, headerBytes).fill((byte) 0);
         MemorySegment.copy(view.segment(), view.offset(), target, at, kept);
-        target.asSlice(at + kept, newSize - kept).fill((byte) 0);
         if (current != original) {
             pool.deletePrivate(current);
         }
         current = fresh;
         view.close();
         view.open(target, at, newSize, true, this);
+    }
+
+    /**
+     * Gives up the update's resizes: deletes the private slice the last resize made, if any, so that the value is
+     * the original again (whose own bytes the update's {@link UndoJournal} restores).
+     */
+    public void abandon() {
+        if (current != original) {
+            pool.deletePrivate(current);
+            current = original;
+        }
     }
 
     /** The slice holding the value now: the original, or the last one a resize made. */

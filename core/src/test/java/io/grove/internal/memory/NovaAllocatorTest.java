@@ -185,6 +185,51 @@ class NovaAllocatorTest {
         }
     }
 
+    /** Fills the whole payload of {@code ref} with {@code value}. */
+    private void fill(long ref, byte value) {
+        pool.segment(ref).asSlice(pool.payloadOffset(ref), pool.length(ref)).fill(value);
+    }
+
+    private void assertZero(long ref, String what) {
+        long at = pool.payloadOffset(ref);
+        for (int i = 0; i < pool.length(ref); i++) {
+            assertEquals(0, pool.segment(ref).get(ValueLayout.JAVA_BYTE, at + i), what + ": byte " + i);
+        }
+    }
+
+    @Test
+    void reusedMemoryReadsZeroWhetherPoppedOrMergedOrPrivatelyDeleted() {
+        long shared = pool.allocate(100);
+        fill(shared, (byte) 0xAB);
+        assertTrue(pool.delete(shared));
+        pool.reclaimNow();
+        long popped = pool.allocate(100);
+        assertEquals(granule(shared), granule(popped), "reused from the free list");
+        assertZero(popped, "a slice popped from the free list");
+
+        long privately = pool.allocate(200);
+        fill(privately, (byte) 0xCD);
+        pool.deletePrivate(privately);
+        long again = pool.allocate(200);
+        assertEquals(granule(privately), granule(again));
+        assertZero(again, "a slice deleted privately and reused");
+
+        List<Long> small = new ArrayList<>();
+        try {
+            while (true) {
+                long r = pool.allocate(100);
+                fill(r, (byte) 0xEF);
+                small.add(r);
+            }
+        } catch (GroveOutOfMemoryException expected) {
+            // full: the next large request merges neighbours (old headers and free links inside its payload)
+        }
+        for (long r : small) {
+            assertTrue(pool.delete(r));
+        }
+        assertZero(pool.allocate(BLOCK / 2), "a slice carved from merged free slices");
+    }
+
     @Test
     void longChurnOfVaryingSizesStaysWithinASmallLimit() {
         java.util.SplittableRandom random = new java.util.SplittableRandom(7);
@@ -246,6 +291,12 @@ class NovaAllocatorTest {
         assertThrows(IllegalStateException.class, () -> pool.delete(ref));
         assertThrows(IllegalStateException.class, () -> pool.isLive(ref));
         assertThrows(IllegalStateException.class, () -> pool.segment(ref).get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, pool::footprint, "every use but the settings throws");
+        assertEquals(4L * BLOCK, pool.memoryLimit());
+        assertEquals(BLOCK, pool.blockSize());
+        assertEquals(BLOCK - 16, pool.maxSliceSize());
+        assertEquals(Reclamation.NOVA, pool.reclamation());
+        assertTrue(pool.toString().contains("closed"), pool.toString());
         pool.close(); // idempotent
     }
 }
