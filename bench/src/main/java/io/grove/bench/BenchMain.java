@@ -20,7 +20,8 @@ import java.util.Locale;
  *
  * <p>Subcommands: {@code list} prints the registry; {@code report FILE.csv} prints the table of an earlier run
  * again from its CSV; {@code jmh [args]} runs JMH ({@code org.openjdk.jmh.Main})
- * on the micro-benchmarks in {@code io.grove.bench.jmh}.
+ * on the micro-benchmarks in {@code io.grove.bench.jmh}; {@code latency [args]} runs the slow-writer latency
+ * experiment ({@code io.grove.bench.latency.SlowWriterLatency}).
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -28,6 +29,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("jmh")) {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("latency")) {
+            io.grove.bench.latency.SlowWriterLatency.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("list")) {
@@ -196,7 +201,7 @@ public final class BenchMain {
     }
 
     /** {@code bench/results} next to the jar ({@code bench/target/grove-bench.jar}), else under the working directory. */
-    private static Path defaultResultsDirectory() {
+    public static Path defaultResultsDirectory() {
         try {
             Path jar = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             Path bench = jar.getParent() == null ? null : jar.getParent().getParent();

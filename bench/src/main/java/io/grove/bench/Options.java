@@ -13,6 +13,7 @@ final class Options {
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
                    ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
+                   ./grove bench latency [args]     get latency with one slow writer (./grove bench latency --help)
 
             options:
               --quick                 smoke test of every scenario: --threads 2 --warmup 0.5s --duration 1s

@@ -3,7 +3,6 @@ package io.grove.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Writer;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,36 +31,6 @@ final class Report implements AutoCloseable {
     private final Path csv;
     private final Writer out; // null when re-reading a CSV
     private final List<RunRecord> runs = new ArrayList<>();
-
-    /** The machine the parent runs on (the workers run on the same one). */
-    record Machine(String host, int cores, long memoryBytes, String cpu, String jdk) {
-        static Machine current() {
-            long memory = -1;
-            if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-                memory = os.getTotalMemorySize();
-            }
-            String cpu = "";
-            try {
-                cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                        .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("");
-            } catch (IOException e) {
-                // not Linux
-            }
-            String host = "";
-            try {
-                host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
-            } catch (IOException e) {
-                // not Linux
-            }
-            String jdk = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
-            return new Machine(host, Runtime.getRuntime().availableProcessors(), memory, cpu, jdk);
-        }
-
-        @Override
-        public String toString() {
-            return cores + " cores, " + Units.mib(memoryBytes) + " MiB memory, " + cpu + ", " + jdk;
-        }
-    }
 
     Report(Options options, Path directory) throws IOException {
         this.options = options;

@@ -7,7 +7,7 @@ import java.util.Map;
  *
  * @param status {@code ok}; {@code retried} (a complete run that other processes disturbed, done again, left out of
  *     the medians); {@code failed} (the worker reported an error or exited badly); {@code timeout}
- * @param fields the worker's {@link Worker#RESULT_PREFIX} fields (empty if none)
+ * @param fields the worker's {@link ChildJvm#RESULT_PREFIX} fields (empty if none)
  */
 record RunRecord(String scenario, String contender, int threads, int repeat, String start, String status, Map<String, String> fields,
         String error, long xmx, long offHeapLimit, double wallSeconds, double loadAverage) {

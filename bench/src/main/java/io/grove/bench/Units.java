@@ -3,11 +3,11 @@ package io.grove.bench;
 import java.util.Locale;
 
 /** Parsing and printing of sizes ({@code 4g}, {@code 512m}) and durations ({@code 5s}, {@code 500ms}). */
-final class Units {
+public final class Units {
     private Units() {}
 
     /** Bytes from {@code 123}, {@code 64k}, {@code 512m}, {@code 4g} (binary units, as the JVM's -Xmx). */
-    static long parseSize(String text) {
+    public static long parseSize(String text) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         if (s.endsWith("b")) {
             s = s.substring(0, s.length() - 1);
@@ -36,7 +36,7 @@ final class Units {
     }
 
     /** Milliseconds from {@code 5s}, {@code 500ms}, {@code 2m}, or a plain number of seconds. */
-    static long parseMillis(String text) {
+    public static long parseMillis(String text) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         try {
             long value;
@@ -59,22 +59,22 @@ final class Units {
     }
 
     /** A JVM size option value in whole MiB, e.g. {@code 512m}. */
-    static String jvmSize(long bytes) {
+    public static String jvmSize(long bytes) {
         return Math.max(1, bytes >> 20) + "m";
     }
 
-    static String mib(long bytes) {
+    public static String mib(long bytes) {
         return bytes < 0 ? "-" : String.format(Locale.ROOT, "%,d", bytes >> 20);
     }
 
-    static String size(long bytes) {
+    public static String size(long bytes) {
         if (bytes % (1L << 30) == 0) {
             return (bytes >> 30) + "g";
         }
         return (bytes >> 20) + "m";
     }
 
-    static String seconds(long millis) {
+    public static String seconds(long millis) {
         return millis % 1000 == 0 ? (millis / 1000) + "s" : millis + "ms";
     }
 }

@@ -14,8 +14,7 @@ import java.util.Map;
 /**
  * One cell of the comparison in its own JVM, started by {@link BenchMain}: opens the contender, prefills on one
  * thread, runs the scenario's mix on N threads for the warm-up and then for the timed phase, verifies every entry,
- * and prints one {@value #RESULT_PREFIX} line of {@code name=value} fields on stdout (or one
- * {@value #ERROR_PREFIX} line and exit status 1).
+ * and prints one result line ({@link ChildJvm#exitWith}).
  *
  * <p>Timing: the threads run from the start of the warm-up to the end of the timed phase without stopping; the
  * coordinator switches {@link #phase} from warm-up to timed to stop. Each thread checks the phase every
@@ -27,9 +26,6 @@ import java.util.Map;
  * core each, GC threads not counted).
  */
 public final class Worker {
-    public static final String RESULT_PREFIX = "GROVE-RESULT";
-    public static final String ERROR_PREFIX = "GROVE-ERROR";
-
     private static final int WARMUP = 0;
     private static final int TIMED = 1;
     private static final int STOP = 2;
@@ -40,20 +36,10 @@ public final class Worker {
     private Worker() {}
 
     public static void main(String[] args) {
-        try {
+        ChildJvm.exitWith(() -> {
             WorkerConfig config = WorkerConfig.parse(args);
-            Map<String, String> result = run(config, Registry.contender(config.contender()));
-            StringBuilder line = new StringBuilder(RESULT_PREFIX);
-            result.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
-            System.out.println(line);
-            System.out.flush();
-            System.exit(0);
-        } catch (Throwable t) {
-            t.printStackTrace();
-            System.out.println(ERROR_PREFIX + " " + String.valueOf(t).replace('\n', ' '));
-            System.out.flush();
-            System.exit(1);
-        }
+            return run(config, Registry.contender(config.contender()));
+        });
     }
 
     /** What one worker thread measured. */
@@ -134,13 +120,13 @@ public final class Worker {
             Thread.sleep(config.warmupMillis());
             long[] gcBefore = gcTotals();
             long processCpuBefore = processCpuNanos();
-            long[] machineBefore = Launcher.machineTicks();
+            long[] machineBefore = Machine.cpuTicks();
             long wallBefore = System.nanoTime();
             phase = TIMED;
             Thread.sleep(config.durationMillis());
             phase = STOP;
             long processCpu = processCpuNanos() - processCpuBefore;
-            double othersShare = othersCpuShare(machineBefore, Launcher.machineTicks(), processCpu,
+            double othersShare = othersCpuShare(machineBefore, Machine.cpuTicks(), processCpu,
                     System.nanoTime() - wallBefore);
             for (Runner r : runners) {
                 r.join();
@@ -321,7 +307,7 @@ public final class Worker {
     }
 
     /** {pause collections, pause millis, concurrent cycles, concurrent millis} over all collectors so far. */
-    private static long[] gcTotals() {
+    public static long[] gcTotals() {
         long[] totals = new long[4];
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             int at = gc.getName().contains("Concurrent") ? 2 : 0; // G1's "G1 Concurrent GC": not a pause
@@ -341,7 +327,7 @@ public final class Worker {
      * timed phase: busy time of all CPUs minus this JVM's CPU time, over (wall time × CPUs); NaN if unknown. Steal
      * time counts as busy, so a hypervisor's neighbours show up too.
      */
-    private static double othersCpuShare(long[] before, long[] after, long processCpuNanos, long wallNanos) {
+    public static double othersCpuShare(long[] before, long[] after, long processCpuNanos, long wallNanos) {
         if (before == null || after == null || processCpuNanos < 0) {
             return Double.NaN;
         }
@@ -354,7 +340,8 @@ public final class Worker {
         return Math.max(0, othersTicks / total);
     }
 
-    private static long processCpuNanos() {
+    /** The CPU time of all of this JVM's threads so far, or -1 where the JVM does not tell. */
+    public static long processCpuNanos() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }

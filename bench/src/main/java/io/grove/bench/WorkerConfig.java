@@ -1,7 +1,6 @@
 package io.grove.bench;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,26 +28,14 @@ public record WorkerConfig(String scenario, String contender, int threads, long 
     }
 
     public static WorkerConfig parse(String[] args) {
-        Map<String, String> values = new HashMap<>();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0) {
-                throw new IllegalArgumentException("worker argument must be --name=value: " + arg);
-            }
-            values.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
-        return new WorkerConfig(required(values, "scenario"), required(values, "contender"),
-                Integer.parseInt(required(values, "threads")), Long.parseLong(required(values, "warmup-ms")),
-                Long.parseLong(required(values, "duration-ms")), Integer.parseInt(required(values, "keys")),
-                Integer.parseInt(required(values, "value-size")), Long.parseLong(required(values, "off-heap-limit")),
-                Long.parseLong(required(values, "seed")));
-    }
-
-    private static String required(Map<String, String> values, String name) {
-        String value = values.get(name);
-        if (value == null) {
-            throw new IllegalArgumentException("worker argument --" + name + " is missing");
-        }
-        return value;
+        Map<String, String> values = ChildJvm.arguments(args);
+        return new WorkerConfig(ChildJvm.required(values, "scenario"), ChildJvm.required(values, "contender"),
+                Integer.parseInt(ChildJvm.required(values, "threads")),
+                Long.parseLong(ChildJvm.required(values, "warmup-ms")),
+                Long.parseLong(ChildJvm.required(values, "duration-ms")),
+                Integer.parseInt(ChildJvm.required(values, "keys")),
+                Integer.parseInt(ChildJvm.required(values, "value-size")),
+                Long.parseLong(ChildJvm.required(values, "off-heap-limit")),
+                Long.parseLong(ChildJvm.required(values, "seed")));
     }
 }

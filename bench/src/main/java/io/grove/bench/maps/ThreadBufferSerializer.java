@@ -9,8 +9,8 @@ import io.grove.view.WriteView;
  * thread's reusable array instead of a new one, so that Grove's copying {@code get} makes no garbage (the array
  * returned is overwritten by the thread's next read).
  */
-final class ThreadBufferSerializer implements Serializer<byte[]> {
-    static final ThreadBufferSerializer INSTANCE = new ThreadBufferSerializer();
+public final class ThreadBufferSerializer implements Serializer<byte[]> {
+    public static final ThreadBufferSerializer INSTANCE = new ThreadBufferSerializer();
 
     private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[0]);
 
