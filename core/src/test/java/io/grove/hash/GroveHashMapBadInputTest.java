@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Bad input to {@link GroveHashMap} (DESIGN.md, "Bad input"): each gets a clear exception and changes nothing, and
+ * Bad input to {@link GroveHashMap} (CONTRIBUTING.md, "Bad input"): each gets a clear exception and changes nothing, and
  * the map stays usable afterwards. "Changes nothing" is checked on the contents and on the number of live slices
  * in the pool, so that a slice allocated by the failed operation and never freed shows up too.
  */

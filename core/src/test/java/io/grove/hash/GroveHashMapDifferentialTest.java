@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * Differential random test (DESIGN.md, testing layer 3): long seeded sequences of every {@code ConcurrentMap}
+ * Differential random test (CONTRIBUTING.md, testing layer 3): long seeded sequences of every {@code ConcurrentMap}
  * method, the views and their iterators, and the zero-copy API, applied to a {@link GroveHashMap} and to a
  * {@link ConcurrentHashMap} model, comparing every result, the arguments every user function receives and how
  * often it runs, and the full contents periodically.

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Guava testlib's {@code ConcurrentMap} contract suite (DESIGN.md, testing layer 2) over {@link GroveHashMap}, with
+ * Guava testlib's {@code ConcurrentMap} contract suite (CONTRIBUTING.md, testing layer 2) over {@link GroveHashMap}, with
  * the features {@code ConcurrentHashMap}'s own Guava suite declares ({@code TestsForMapsInJavaUtil}): general
  * purpose, iterator remove, any size, and no null keys, values or null queries. {@code SERIALIZABLE} is left out:
  * an off-heap map is not {@code Serializable}.

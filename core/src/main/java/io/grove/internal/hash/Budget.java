@@ -3,6 +3,8 @@ package io.grove.internal.hash;
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -55,6 +57,8 @@ final class Budget {
     static final int BYTES = 1;
     private static final int GIVE_UP_SECONDS = 1;
     private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(GIVE_UP_SECONDS);
+    /** The accounts: 8-byte aligned longs in the platform's byte order ({@link SegmentLayout}, {@link DirectoryLayout}). */
+    private static final VarHandle ACCOUNT = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
     /** Told of each victim before it is unlinked, under the lock of its segment (for the eviction listener). */
     interface Victims {
@@ -165,42 +169,26 @@ final class Budget {
         if (bound[r] == Long.MAX_VALUE || amount <= 0) {
             return;
         }
+        long spareAt = SegmentLayout.spareAt(table.offset(s), r);
         MemorySegment sb = table.block(s);
-        long so = table.offset(s);
-        SegmentLayout.addSpare(sb, so, r, amount);
-        long spare = SegmentLayout.spareVolatile(sb, so, r);
-        if (spare > 2 * batch[r] && SegmentLayout.casSpare(sb, so, r, spare, batch[r])) {
-            DirectoryLayout.addFree(table.directoryBlock(), table.directoryOffset(), r, spare - batch[r]);
+        long excess = (long) ACCOUNT.getAndAdd(sb, spareAt, amount) + amount - 2 * batch[r];
+        if (excess > 0) {
+            addFree(r, takeUpTo(sb, spareAt, excess + batch[r]));
         }
     }
 
     /** R1: takes both needs out of segment {@code s}'s spare budget, or neither. */
     private boolean takeOwn(int s, long needEntries, long needBytes) {
-        if (!take(s, ENTRIES, needEntries)) {
+        MemorySegment sb = table.block(s);
+        long entriesAt = SegmentLayout.spareAt(table.offset(s), ENTRIES);
+        if (!takeExactly(sb, entriesAt, needEntries)) {
             return false;
         }
-        if (!take(s, BYTES, needBytes)) {
-            SegmentLayout.addSpare(table.block(s), table.offset(s), ENTRIES, needEntries);
+        if (!takeExactly(sb, SegmentLayout.spareAt(table.offset(s), BYTES), needBytes)) {
+            add(sb, entriesAt, needEntries);
             return false;
         }
         return true;
-    }
-
-    private boolean take(int s, int r, long need) {
-        if (need == 0) {
-            return true;
-        }
-        MemorySegment sb = table.block(s);
-        long so = table.offset(s);
-        while (true) {
-            long spare = SegmentLayout.spareVolatile(sb, so, r);
-            if (spare < need) {
-                return false;
-            }
-            if (SegmentLayout.casSpare(sb, so, r, spare, spare - need)) {
-                return true;
-            }
-        }
     }
 
     /** Whether segment {@code s}'s spare budget covers both needs. */
@@ -209,7 +197,11 @@ final class Budget {
     }
 
     private long shortfall(int s, int r, long need) {
-        return need == 0 ? 0 : Math.max(0, need - SegmentLayout.spareVolatile(table.block(s), table.offset(s), r));
+        if (need == 0) {
+            return 0;
+        }
+        long spare = (long) ACCOUNT.getVolatile(table.block(s), SegmentLayout.spareAt(table.offset(s), r));
+        return Math.max(0, need - spare);
     }
 
     /** R2: moves free budget into segment {@code s}'s spare, a batch or the shortfall; whether any moved. */
@@ -219,22 +211,9 @@ final class Budget {
 
     private boolean fromFree(int s, int r, long need) {
         long shortfall = shortfall(s, r, need);
-        if (shortfall == 0) {
-            return false;
-        }
-        MemorySegment db = table.directoryBlock();
-        long dof = table.directoryOffset();
-        while (true) {
-            long free = DirectoryLayout.freeVolatile(db, dof, r);
-            long take = Math.min(free, Math.max(shortfall, batch[r]));
-            if (take == 0) {
-                return false;
-            }
-            if (DirectoryLayout.casFree(db, dof, r, free, free - take)) {
-                SegmentLayout.addSpare(table.block(s), table.offset(s), r, take);
-                return true;
-            }
-        }
+        long taken = shortfall == 0 ? 0 : takeUpTo(table.directoryBlock(),
+                DirectoryLayout.freeAt(table.directoryOffset(), r), Math.max(shortfall, batch[r]));
+        return addSpare(s, r, taken);
     }
 
     /** R4: moves what segment {@code s} lacks from segment {@code t}'s spare budget; whether any moved. */
@@ -244,22 +223,9 @@ final class Budget {
 
     private boolean takeSpare(int t, int s, int r, long need) {
         long shortfall = shortfall(s, r, need);
-        if (shortfall == 0) {
-            return false;
-        }
-        MemorySegment tb = table.block(t);
-        long to = table.offset(t);
-        while (true) {
-            long spare = SegmentLayout.spareVolatile(tb, to, r);
-            long take = Math.min(spare, shortfall);
-            if (take == 0) {
-                return false;
-            }
-            if (SegmentLayout.casSpare(tb, to, r, spare, spare - take)) {
-                SegmentLayout.addSpare(table.block(s), table.offset(s), r, take);
-                return true;
-            }
-        }
+        long taken = shortfall == 0 ? 0 : takeUpTo(table.block(t), SegmentLayout.spareAt(table.offset(t), r),
+                shortfall);
+        return addSpare(s, r, taken);
     }
 
     /**
@@ -279,13 +245,60 @@ final class Budget {
             long size = table.entryBytes(victim);
             table.unlink(t, scratch, victim);
             if (bound[ENTRIES] != Long.MAX_VALUE) {
-                SegmentLayout.addSpare(table.block(s), table.offset(s), ENTRIES, 1);
+                addSpare(s, ENTRIES, 1);
             }
             if (bound[BYTES] != Long.MAX_VALUE) {
-                SegmentLayout.addSpare(table.block(s), table.offset(s), BYTES, size);
+                addSpare(s, BYTES, size);
             }
             evicted = true;
         }
         return evicted;
+    }
+
+    // ---- the accounts: longs in segment records and the directory, changed atomically
+
+    /** Adds {@code amount} to segment {@code s}'s spare budget of {@code r}; whether it was more than 0. */
+    private boolean addSpare(int s, int r, long amount) {
+        if (amount == 0) {
+            return false;
+        }
+        add(table.block(s), SegmentLayout.spareAt(table.offset(s), r), amount);
+        return true;
+    }
+
+    private void addFree(int r, long amount) {
+        add(table.directoryBlock(), DirectoryLayout.freeAt(table.directoryOffset(), r), amount);
+    }
+
+    private static void add(MemorySegment block, long at, long amount) {
+        long before = (long) ACCOUNT.getAndAdd(block, at, amount);
+        assert before + amount >= 0 : "an account went below 0";
+    }
+
+    /** Takes {@code amount} out of the account at {@code at} if it holds that much; whether it did. */
+    private static boolean takeExactly(MemorySegment block, long at, long amount) {
+        if (amount == 0) {
+            return true;
+        }
+        while (true) {
+            long held = (long) ACCOUNT.getVolatile(block, at);
+            if (held < amount) {
+                return false;
+            }
+            if (ACCOUNT.compareAndSet(block, at, held, held - amount)) {
+                return true;
+            }
+        }
+    }
+
+    /** Takes up to {@code wanted} out of the account at {@code at}; what it took. */
+    private static long takeUpTo(MemorySegment block, long at, long wanted) {
+        while (true) {
+            long held = (long) ACCOUNT.getVolatile(block, at);
+            long take = Math.min(held, wanted);
+            if (take <= 0 || ACCOUNT.compareAndSet(block, at, held, held - take)) {
+                return Math.max(take, 0);
+            }
+        }
     }
 }

@@ -47,15 +47,8 @@ final class DirectoryLayout {
         LONG.set(block, directory + SEGMENTS + (long) s * Long.BYTES, segmentRef);
     }
 
-    static long freeVolatile(MemorySegment block, long directory, int resource) {
-        return (long) LONG.getVolatile(block, directory + FREE + 8L * resource);
-    }
-
-    static boolean casFree(MemorySegment block, long directory, int resource, long expected, long next) {
-        return LONG.compareAndSet(block, directory + FREE + 8L * resource, expected, next);
-    }
-
-    static void addFree(MemorySegment block, long directory, int resource, long delta) {
-        long unused = (long) LONG.getAndAdd(block, directory + FREE + 8L * resource, delta);
+    /** Where the directory's free budget of {@code resource} is in its block. */
+    static long freeAt(long directory, int resource) {
+        return directory + FREE + 8L * resource;
     }
 }

@@ -17,10 +17,10 @@ import java.lang.invoke.VarHandle;
  *
  * <ul>
  *   <li>next: the reference of the next entry in the bucket's chain, or 0.
- *   <li>stamp: a seqlock over the value's bytes. Even while nobody changes them; an in-place update of the zero-copy
- *       API (under the segment's lock) makes it odd ({@link #beginValueWrite}: an opaque store, then a store-store
- *       fence) before it writes the value and even again ({@link #endValueWrite}, release) after. A lock-free reader
- *       reads it (acquire), waits while it is odd, reads the value, fences loads and checks it is unchanged. Only
+ *   <li>stamp: a seqlock over the value's bytes ({@link io.grove.internal.view.SliceStamp}, whose protocol and
+ *       memory ordering it follows). Even while nobody changes them; an in-place update of the zero-copy API (under
+ *       the segment's lock) makes it odd before it writes the value and even again after. A lock-free reader
+ *       reads it, waits while it is odd, reads the value and checks it is unchanged. Only
  *       readers of this entry's value wait for its in-place updates; the segment's version does not move for them.
  *       An update that resizes the value moves the whole entry to a new slice and leaves the old one's stamp odd:
  *       the old slice is deleted, which a waiting reader sees through Nova's validation.
@@ -73,27 +73,9 @@ final class EntryLayout {
         LONG.set(block, entry + NEXT, next);
     }
 
-    static long stampAcquire(MemorySegment block, long entry) {
-        return (long) LONG.getAcquire(block, entry + STAMP);
-    }
-
-    /** Whether the stamp is still {@code stamp}; orders the reads before it first. */
-    static boolean stampUnchanged(MemorySegment block, long entry, long stamp) {
-        VarHandle.loadLoadFence();
-        return (long) LONG.getAcquire(block, entry + STAMP) == stamp;
-    }
-
-    /** Under the segment's lock: makes the stamp odd; no store of the value write becomes visible before it. */
-    static void beginValueWrite(MemorySegment block, long entry) {
-        long stamp = (long) LONG.get(block, entry + STAMP);
-        LONG.setOpaque(block, entry + STAMP, stamp + 1);
-        VarHandle.storeStoreFence();
-    }
-
-    /** Under the segment's lock: makes the stamp even again, releasing the value's new bytes to readers. */
-    static void endValueWrite(MemorySegment block, long entry) {
-        long stamp = (long) LONG.get(block, entry + STAMP);
-        LONG.setRelease(block, entry + STAMP, stamp + 1);
+    /** Where entry {@code entry}'s stamp is in its block: a {@link io.grove.internal.view.SliceStamp}. */
+    static long stampAt(long entry) {
+        return entry + STAMP;
     }
 
     /** Sets the stamp of an entry no other thread has seen yet to 0 (even). */

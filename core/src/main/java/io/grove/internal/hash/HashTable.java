@@ -3,6 +3,7 @@ package io.grove.internal.hash;
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -282,12 +283,12 @@ final class HashTable {
 
     /** Entry {@code e}'s stamp ({@link EntryLayout}): odd while an in-place update writes its value. */
     long stampAcquire(long e) {
-        return EntryLayout.stampAcquire(pool.segment(e), pool.payloadOffset(e));
+        return SliceStamp.acquire(pool.segment(e), EntryLayout.stampAt(pool.payloadOffset(e)));
     }
 
     /** Whether entry {@code e}'s stamp is still {@code stamp}; orders the reads before it. */
     boolean stampUnchanged(long e, long stamp) {
-        return EntryLayout.stampUnchanged(pool.segment(e), pool.payloadOffset(e), stamp);
+        return SliceStamp.unchanged(pool.segment(e), EntryLayout.stampAt(pool.payloadOffset(e)), stamp);
     }
 
     /**
@@ -533,15 +534,16 @@ final class HashTable {
     }
 
     /**
-     * Under the lock: makes entry {@code e}'s stamp odd around an in-place change of its value's bytes; only
-     * readers of {@code e}'s value wait for it, not readers of the segment.
+     * Under the lock: makes entry {@code e}'s stamp odd around an in-place change of its value's bytes and returns
+     * it for {@link #endValueWrite}; only readers of {@code e}'s value wait for it, not readers of the segment.
      */
-    void beginValueWrite(long e) {
-        EntryLayout.beginValueWrite(pool.segment(e), pool.payloadOffset(e));
+    long beginValueWrite(long e) {
+        return SliceStamp.beginWrite(pool.segment(e), EntryLayout.stampAt(pool.payloadOffset(e)));
     }
 
-    void endValueWrite(long e) {
-        EntryLayout.endValueWrite(pool.segment(e), pool.payloadOffset(e));
+    /** Under the lock: ends the value write begun as {@code odd}. */
+    void endValueWrite(long e, long odd) {
+        SliceStamp.endWrite(pool.segment(e), EntryLayout.stampAt(pool.payloadOffset(e)), odd);
     }
 
     /** Under the lock: unlinks and deletes every entry of the segment. */

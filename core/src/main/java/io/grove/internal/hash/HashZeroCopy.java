@@ -184,7 +184,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         resizer.start(e, start);
-        table.beginValueWrite(e);
+        long odd = table.beginValueWrite(e);
         boolean done = false;
         try {
             scratch.writeView.openJournaled(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start,
@@ -208,7 +208,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                 resizer.abandon();
             }
             if (!resizer.moved()) {
-                table.endValueWrite(e);
+                table.endValueWrite(e, odd);
             }
         }
     }

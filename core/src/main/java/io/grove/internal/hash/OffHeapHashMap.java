@@ -7,6 +7,7 @@ import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
@@ -346,7 +347,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     Object readValueLockFree(int s, long version, long e, long valueOffset, int valueLength, Scratch scratch) {
         for (int spins = 0; ; spins++) {
             long stamp = table.stampAcquire(e);
-            if ((stamp & 1) != 0) {
+            if (SliceStamp.isWriting(stamp)) {
                 if (!table.isIntact(s, version, e)) {
                     return REMOVED;
                 }

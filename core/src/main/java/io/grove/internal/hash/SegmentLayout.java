@@ -118,16 +118,9 @@ final class SegmentLayout {
         LONG.setRelease(block, segment + VERSION, v + 1);
     }
 
-    static long spareVolatile(MemorySegment block, long segment, int resource) {
-        return (long) LONG.getVolatile(block, segment + SPARE + 8L * resource);
-    }
-
-    static boolean casSpare(MemorySegment block, long segment, int resource, long expected, long next) {
-        return LONG.compareAndSet(block, segment + SPARE + 8L * resource, expected, next);
-    }
-
-    static void addSpare(MemorySegment block, long segment, int resource, long delta) {
-        long unused = (long) LONG.getAndAdd(block, segment + SPARE + 8L * resource, delta);
+    /** Where segment record {@code segment}'s spare budget of {@code resource} is in its block. */
+    static long spareAt(long segment, int resource) {
+        return segment + SPARE + 8L * resource;
     }
 
     static long count(MemorySegment block, long segment) {

@@ -43,7 +43,7 @@ public final class SliceStamp {
     private SliceStamp() {}
 
     /** The stamp at {@code offset} of {@code segment}, read with acquire semantics. */
-    static long acquire(MemorySegment segment, long offset) {
+    public static long acquire(MemorySegment segment, long offset) {
         return (long) LONG.getAcquire(segment, offset);
     }
 
@@ -51,12 +51,12 @@ public final class SliceStamp {
      * Whether the stamp at {@code offset} is still {@code stamp}: orders the reads made since {@code stamp} was read
      * before this one.
      */
-    static boolean unchanged(MemorySegment segment, long offset, long stamp) {
+    public static boolean unchanged(MemorySegment segment, long offset, long stamp) {
         VarHandle.loadLoadFence();
         return (long) LONG.getAcquire(segment, offset) == stamp;
     }
 
-    static boolean isWriting(long stamp) {
+    public static boolean isWriting(long stamp) {
         return (stamp & WRITING) != 0;
     }
 
