@@ -28,11 +28,16 @@ import java.lang.invoke.VarHandle;
  * fail, as the zero-copy API promises); removed and replaced entries are deleted through Nova after the mutation.
  * Only the zero-copy API's in-place updates write into a linked entry, inside a mutation.
  *
- * <p><b>Readers</b> take no lock: read the version (waiting while it is odd), search, read what they need, fence
- * loads and re-read the version; if it changed they retry. A reader may follow a stale reference into memory Nova
- * reused (a removed entry's slice, now someone else's): that can only happen if the segment mutated meanwhile, so
- * the version check rejects whatever it read; a search is bounded by the segment's count so that a cycle through
- * reused memory cannot trap it, and any exception a stale read causes is discarded in the same way.
+ * <p><b>Readers</b> take no lock and never wait for a writer of another key. (1) The search: read the segment's
+ * version (waiting while it is odd: a short mutation of the chains, never user code), search, fence loads and
+ * re-read the version; if it changed, search again ({@link OffHeapHashMap#findLinked}). A reader may follow a stale
+ * reference into memory Nova reused (a removed entry's slice, now someone else's): that can only happen if the
+ * segment mutated meanwhile, so the version check rejects whatever it read; a search is bounded by the segment's
+ * count so that a cycle through reused memory cannot trap it, and any exception a stale read causes is discarded
+ * in the same way. (2) The value of the entry found: read under the entry's stamp ({@link EntryLayout}), which
+ * only in-place updates of that entry move ({@link OffHeapHashMap#readValueLockFree}); the bytes are accepted if
+ * the stamp did not move and the entry is intact ({@link #isIntact}: the segment did not mutate since the search,
+ * or else the entry's slice is still live).
  *
  * <p><b>Growth</b> is incremental, per segment ({@link SegmentGrowth}): readers look in the key's old bucket first
  * and follow {@code MOVED} to the new array.
@@ -45,8 +50,11 @@ import java.lang.invoke.VarHandle;
  * reused record is trusted. All of them throw {@link IllegalStateException}. A map's own pool needs none of this:
  * it is closed whole, and its arena makes every racing access throw.
  *
- * <p><b>Linearization points.</b> A successful update: the release store that ends its mutation. A read: its
- * final version check. A failed search under the lock: the moment the lock is held.
+ * <p><b>Linearization points.</b> A successful update: the release store that ends its mutation (an in-place update:
+ * the release store that makes the entry's stamp even again). A lock-free miss: the search's final version check.
+ * A lock-free hit: the first stamp reading of the value read, if the entry was linked then; else the moment just
+ * before the mutation that unlinked it, which followed the search (an unlinked entry's value never changes). A
+ * failed search under the lock: the moment the lock is held.
  *
  * <p><b>Notation.</b> {@code s}: segment index; {@code sb}/{@code so}: a segment's block and offset; {@code e}: an
  * entry reference; {@code eb}/{@code eo}: an entry's block and payload offset; {@code bb}/{@code bo}: the bucket
