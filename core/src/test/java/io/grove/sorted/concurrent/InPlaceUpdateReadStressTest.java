@@ -14,7 +14,8 @@ class InPlaceUpdateReadStressTest {
     void copyingGetsNeverSeeHalfOfAnInPlaceUpdate(StressRun.Threads threads) throws Exception {
         try (GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
                 .memoryLimit(64L << 20).build()) {
-            InPlaceUpdateReads.run(map, map.zc(), threads, 60_000, "sorted map in-place updates vs gets, " + threads);
+            InPlaceUpdateReads.run(map, map.zc(), threads, InPlaceUpdateReads.Reader.COPYING_GET, 60_000,
+                    "sorted map in-place updates vs gets, " + threads);
         }
     }
 }
