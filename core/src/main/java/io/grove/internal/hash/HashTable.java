@@ -20,7 +20,7 @@ import java.lang.invoke.VarHandle;
  * ({@link EntryLayout}); the directory ({@link DirectoryLayout}) lists the segments' references. A bounded map's
  * bound is accounted by {@link Budget}, its evictions chosen by {@link ClockEviction}.
  *
- * <p><b>Writers</b> (MapHash §3.4, one lock per chain, here per segment): take the segment's lock (a CAS spin lock
+ * <p><b>Writers</b> (MapHash §3.5 and §3.7: a lock per chain, here per segment): take the segment's lock (a CAS spin lock
  * in the segment record, off heap so that it can later work across processes), search, and change the chains
  * only inside a mutation (version odd). An entry is one slice holding its key and its value, so a lookup costs
  * one cache miss for the entry and none more for the value. A new entry is written while private, before the
