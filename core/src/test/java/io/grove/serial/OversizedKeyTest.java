@@ -29,7 +29,7 @@ class OversizedKeyTest {
     private static final int BLOCK = 1 << 16;
 
     enum Kind {
-        HASH(BLOCK - 16 - 24), SORTED(BLOCK - 16);
+        HASH(BLOCK - 16 - 32), SORTED(BLOCK - 16);
 
         /** The largest key the map stores with 64 KiB blocks (a slice holds 64 KiB less its 16-byte header). */
         final int maxKey;
