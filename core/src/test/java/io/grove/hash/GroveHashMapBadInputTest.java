@@ -1,5 +1,6 @@
 package io.grove.hash;
 
+import static io.grove.testing.BadInput.assertAThrowingComputerLeavesTheValue;
 import static io.grove.testing.BadInput.assertAnInPlaceUpdateKeepsTheHandle;
 import static io.grove.testing.BadInput.assertEachEndsTheHandle;
 import static io.grove.testing.BadInput.assertIteratorMisuseIsRejected;
@@ -411,35 +412,8 @@ class GroveHashMapBadInputTest {
     @Test
     void aZeroCopyComputerThatThrowsLeavesTheValueAsItWasAndReleasesTheLock() {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
-            GroveHashMap<String, byte[]> map = closeLater(GroveHashMap.builder(Serializers.strings(),
-                    Serializers.bytes()).build());
-            map.put("a", new byte[] {1, 2, 3});
-            RuntimeException boom = new RuntimeException("boom");
-            Handle before = map.zc().get("a");
-            // The bytes it wrote in place are restored.
-            assertSame(boom, assertThrows(RuntimeException.class, () -> map.zc().computeIfPresent("a", v -> {
-                v.putByte(0, (byte) 9).putShort(1, (short) -1);
-                throw boom;
-            })));
-            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
-            // After a resize, both: the bytes written before it are restored and the resized copy is dropped, so
-            // the entry keeps its slice (a handle on it stays valid) and readers are not left waiting on its stamp.
-            assertSame(boom, assertThrows(RuntimeException.class, () -> map.zc().computeIfPresent("a", v -> {
-                v.putByte(0, (byte) 9);
-                v.resize(5).putByte(4, (byte) 7).putByte(1, (byte) 8);
-                throw boom;
-            })));
-            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
-            assertEquals(1, before.getByte(0), "the entry was replaced");
-            assertSame(boom, assertThrows(RuntimeException.class,
-                    () -> map.zc().putIfAbsentComputeIfPresent("a", new byte[0], v -> {
-                        v.fill(0, 3, (byte) 5);
-                        throw boom;
-                    })));
-            assertArrayEquals(new byte[] {1, 2, 3}, map.get("a"));
-            map.put("a", new byte[] {4});
-            assertArrayEquals(new byte[] {4}, map.get("a"));
-            assertEquals(1, map.size());
+            GroveHashMap<String, String> map = filledMap();
+            assertAThrowingComputerLeavesTheValue(map, map.zc());
         });
     }
 

@@ -3,6 +3,7 @@ package io.grove.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -350,6 +351,46 @@ public final class BadInput {
         assertTrue(zc.computeIfPresent("inplace", v -> v.putByte(0, (byte) 'x')));
         assertTrue(kept.isValid());
         assertEquals("xbc", Serializers.strings().read(kept));
+    }
+
+    /**
+     * A zero-copy function that throws leaves the value exactly as it was: the bytes it wrote in place are restored,
+     * a resized copy is dropped (a handle on the value stays valid and sees the old bytes), and the key can be read
+     * and updated again at once (the value's lock, or its entry's stamp, was released).
+     */
+    public static void assertAThrowingComputerLeavesTheValue(Map<String, String> map, ZeroCopyMap<String, String> zc) {
+        map.put("undo", "abc");
+        Handle kept = zc.get("undo");
+        RuntimeException boom = new RuntimeException("boom");
+        Map<String, java.util.function.Consumer<io.grove.view.ResizableView>> computers = new LinkedHashMap<>();
+        computers.put("writes in place, then throws", v -> {
+            v.putByte(0, (byte) 'x').putShort(1, (short) 0x7979);
+            throw boom;
+        });
+        computers.put("writes, resizes, writes, then throws", v -> {
+            v.putByte(0, (byte) 'x');
+            v.resize(5).putByte(4, (byte) '!').putByte(1, (byte) 'y');
+            throw boom;
+        });
+        computers.put("shrinks, then throws", v -> {
+            v.resize(1);
+            throw boom;
+        });
+        for (var c : computers.entrySet()) {
+            RuntimeException thrown = assertThrows(RuntimeException.class,
+                    () -> zc.computeIfPresent("undo", c.getValue()), c.getKey());
+            assertSame(boom, thrown, c.getKey());
+            assertEquals("abc", map.get("undo"), c.getKey() + ": the value changed");
+            assertTrue(kept.isValid(), c.getKey() + ": the value was replaced");
+            assertEquals("abc", Serializers.strings().read(kept), c.getKey());
+            RuntimeException upsert = assertThrows(RuntimeException.class,
+                    () -> zc.putIfAbsentComputeIfPresent("undo", "new", c.getValue()), c.getKey());
+            assertSame(boom, upsert, c.getKey());
+            assertEquals("abc", map.get("undo"), c.getKey() + " (putIfAbsentComputeIfPresent): the value changed");
+        }
+        assertTrue(zc.computeIfPresent("undo", v -> v.putByte(0, (byte) 'z')));
+        assertEquals("zbc", map.get("undo"));
+        map.remove("undo");
     }
 
     /**
