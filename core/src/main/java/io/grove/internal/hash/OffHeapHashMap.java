@@ -6,6 +6,7 @@ import io.grove.MapStats;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.util.AbstractMap;
@@ -31,7 +32,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     final Serializer<K> keySerializer;
     final Serializer<V> valueSerializer;
     final HashTable table;
-    private final ThreadLocal<Scratch> scratches;
+    private final ScratchPool<Scratch> scratches;
     private final HashZeroCopy<K, V> zeroCopy;
     private volatile boolean closed;
     private Set<Entry<K, V>> entrySet;
@@ -59,7 +60,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.misses = bounds.recordStats() ? new LongAdder() : null;
         this.puts = bounds.recordStats() ? new LongAdder() : null;
         this.evictions = bounds.recordStats() ? new LongAdder() : null;
-        this.scratches = ThreadLocal.withInitial(() -> new Scratch(pool));
+        this.scratches = new ScratchPool<>(() -> new Scratch(pool));
         this.zeroCopy = new HashZeroCopy<>(this);
     }
 
@@ -76,7 +77,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             throw new IllegalStateException("the map is closed");
         }
         Objects.requireNonNull(key, "key");
-        Scratch scratch = Scratch.acquire(scratches, pool);
+        Scratch scratch = scratches.acquire();
         try {
             scratch.setKey(keySerializer, (K) key, maxKeyLength());
         } catch (RuntimeException | Error e) {
@@ -507,7 +508,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     Scratch scratchForIteration() {
         checkOpen();
-        return Scratch.acquire(scratches, pool);
+        return scratches.acquire();
     }
 
     void checkOpen() {
