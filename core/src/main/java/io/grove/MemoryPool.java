@@ -15,8 +15,10 @@ import io.grove.internal.memory.Pool;
  */
 public sealed interface MemoryPool extends AutoCloseable permits Pool {
 
-    /** A builder with the defaults: {@link Builder#DEFAULT_BLOCK_SIZE} blocks, no limit below the addressable
-     * maximum, {@link Reclamation#NOVA}. */
+    /**
+     * A builder with the defaults: {@link Builder#DEFAULT_BLOCK_SIZE} blocks, the default memory limit derived from
+     * the machine's memory ({@link Builder#memoryLimit}), {@link Reclamation#NOVA}.
+     */
     static Builder builder() {
         return new Builder();
     }
@@ -58,7 +60,8 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
         public static final int MAX_BLOCK_SIZE = 1 << 30;
 
         private int blockSize = DEFAULT_BLOCK_SIZE;
-        private long memoryLimit = Pool.MAX_ADDRESSABLE_BYTES;
+        /** -1: the default, computed at {@link #build()} for the block size then set. */
+        private long memoryLimit = -1;
         private Reclamation reclamation = Reclamation.NOVA;
 
         Builder() {}
@@ -75,7 +78,17 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
 
         /**
          * The most bytes the pool may reserve, counted in whole blocks: at least one block, at most
-         * {@value io.grove.internal.memory.Pool#MAX_ADDRESSABLE_BYTES} bytes.
+         * {@value io.grove.internal.memory.Pool#MAX_ADDRESSABLE_BYTES} bytes. A map that needs more throws
+         * {@link GroveOutOfMemoryException} and stays usable.
+         *
+         * <p>Default: half of the memory the process may use beyond the Java heap's maximum size, that is
+         * {@code (M - maxHeap) / 2}, where {@code M} is the machine's physical memory or, in a container (a Linux
+         * control group, version 1 or 2) with a lower memory limit, that limit, and {@code maxHeap} is
+         * {@link Runtime#maxMemory()}; at least one block, in whole blocks. Where {@code M} cannot be read (outside
+         * Linux) the default is {@code maxHeap}, as the JDK's default for direct buffers. So a map that keeps
+         * growing fails with {@link GroveOutOfMemoryException} long before the operating system would kill the
+         * process. The default applies to each pool: maps with their own pools each get it, and together may
+         * exceed it; give such maps one shared pool, or explicit limits that add up to what they may use.
          */
         public Builder memoryLimit(long bytes) {
             if (bytes <= 0 || bytes > Pool.MAX_ADDRESSABLE_BYTES) {
@@ -96,6 +109,7 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
 
         /** @throws IllegalArgumentException if the memory limit is smaller than one block */
         public MemoryPool build() {
+            long memoryLimit = this.memoryLimit < 0 ? Pool.defaultMemoryLimit(blockSize) : this.memoryLimit;
             if (memoryLimit < blockSize) {
                 throw new IllegalArgumentException("memoryLimit (" + memoryLimit
                         + " bytes) is smaller than one block (" + blockSize + " bytes)");
