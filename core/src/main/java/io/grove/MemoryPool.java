@@ -46,6 +46,12 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
     /**
      * Returns all off-heap memory to the operating system. Idempotent. Threads still using the pool, or maps
      * drawing on it, get {@link IllegalStateException}; none of them can read freed memory.
+     *
+     * <p>The memory is freed through the C library. With glibc (Linux), memory a pool reserved beyond its first
+     * 32 MiB is reserved in regions of at least 32 MiB, which glibc always unmaps when they are freed; the first
+     * 32 MiB, reserved one block at a time, may stay in glibc's heaps for reuse within the process (it does once
+     * the process has freed a large block before). Measured: a 256 MiB pool closed after another pool left 8 MiB
+     * resident, and a 1 GiB hash map 39 to 44 MiB of process growth (181 to 311 MiB before blocks were grouped).
      */
     @Override
     void close();
