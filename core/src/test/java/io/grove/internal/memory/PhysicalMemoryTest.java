@@ -29,6 +29,14 @@ class PhysicalMemoryTest {
         write("proc/meminfo", "MemTotal:       " + memTotalKb + " kB\nMemFree:        1000 kB\n");
     }
 
+    /** A 16 GiB machine, its process in cgroup v2 group {@code group}, with {@code mountRoot} mounted. */
+    private void cgroupV2(String group, String mountRoot) throws IOException {
+        machineWith(16 * 1024 * 1024);
+        write("proc/self/cgroup", "0::" + group + "\n");
+        write("proc/self/mountinfo",
+                "30 23 0:26 " + mountRoot + " /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw\n");
+    }
+
     @Test
     void agreesWithTheJdkOnThisMachine() {
         long read = PhysicalMemory.bytes();
@@ -42,17 +50,14 @@ class PhysicalMemoryTest {
     void withoutACgroupLimitItIsThePhysicalMemory() throws IOException {
         machineWith(16 * 1024 * 1024);
         assertEquals(16 * GIB, PhysicalMemory.read(root));
-        write("proc/self/cgroup", "0::/user.slice\n");
-        write("proc/self/mountinfo", "30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n");
+        cgroupV2("/user.slice", "/");
         write("sys/fs/cgroup/user.slice/memory.max", "max\n");
         assertEquals(16 * GIB, PhysicalMemory.read(root));
     }
 
     @Test
     void aCgroupV2LimitOfTheGroupOrOfAParentBinds() throws IOException {
-        machineWith(16 * 1024 * 1024);
-        write("proc/self/cgroup", "0::/kubepods/pod1/container\n");
-        write("proc/self/mountinfo", "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw\n");
+        cgroupV2("/kubepods/pod1/container", "/");
         write("sys/fs/cgroup/kubepods/pod1/container/memory.max", "max\n");
         write("sys/fs/cgroup/kubepods/pod1/memory.max", String.valueOf(3 * GIB));
         assertEquals(3 * GIB, PhysicalMemory.read(root));
@@ -62,9 +67,7 @@ class PhysicalMemoryTest {
 
     @Test
     void aContainerWhoseCgroupIsTheMountRoot() throws IOException {
-        machineWith(16 * 1024 * 1024);
-        write("proc/self/cgroup", "0::/docker/abc\n");
-        write("proc/self/mountinfo", "30 23 0:26 /docker/abc /sys/fs/cgroup ro,nosuid - cgroup2 cgroup2 rw\n");
+        cgroupV2("/docker/abc", "/docker/abc");
         write("sys/fs/cgroup/memory.max", String.valueOf(GIB));
         assertEquals(GIB, PhysicalMemory.read(root));
     }
