@@ -98,7 +98,12 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             return this;
         }
 
-        /** The memory limit of the map's own pool; not allowed together with {@link #pool}. */
+        /**
+         * The memory limit of the map's own pool; not allowed together with {@link #pool}. Default: the
+         * {@linkplain MemoryPool.Builder#memoryLimit default of a pool}, half of the memory the process may use
+         * (the machine's, or its container's limit) beyond the Java heap's maximum; a map that needs more throws
+         * {@link GroveOutOfMemoryException}.
+         */
         public Builder<K, V> memoryLimit(long bytes) {
             if (bytes <= 0) {
                 throw new IllegalArgumentException("memoryLimit must be positive, was " + bytes);

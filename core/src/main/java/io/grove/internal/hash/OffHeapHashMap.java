@@ -7,6 +7,7 @@ import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SliceStamp;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
@@ -39,7 +40,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Null unless the map is bounded. */
     private final ClockEviction clock;
     private final Budget budget;
-    private final ThreadLocal<Scratch> scratches;
+    private final ScratchPool<Scratch> scratches;
     private final HashZeroCopy<K, V> zeroCopy;
     private volatile boolean closed;
     private Set<Entry<K, V>> entrySet;
@@ -78,7 +79,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.misses = bounds.recordStats() ? new LongAdder() : null;
         this.puts = bounds.recordStats() ? new LongAdder() : null;
         this.evictions = bounds.recordStats() ? new LongAdder() : null;
-        this.scratches = ThreadLocal.withInitial(() -> new Scratch(pool));
+        this.scratches = new ScratchPool<>(() -> new Scratch(pool));
         this.zeroCopy = new HashZeroCopy<>(this);
     }
 
@@ -95,7 +96,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             throw new IllegalStateException("the map is closed");
         }
         Objects.requireNonNull(key, "key");
-        Scratch scratch = Scratch.acquire(scratches, pool);
+        Scratch scratch = scratches.acquire();
         try {
             scratch.setKey(keySerializer, (K) key, maxKeyLength());
         } catch (RuntimeException | Error e) {
@@ -613,7 +614,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     Scratch scratchForIteration() {
         checkOpen();
-        return Scratch.acquire(scratches, pool);
+        return scratches.acquire();
     }
 
     void checkOpen() {

@@ -1,6 +1,7 @@
 package io.grove.internal.hash;
 
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.UndoJournal;
@@ -10,11 +11,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Per-thread working memory of a map operation: the probe key serialized on heap, and reusable views, so that an
- * operation allocates nothing. One instance per thread is cached; an operation that finds it in use (a user
- * callback running inside an operation called the map again) takes a fresh one, so nested calls never overwrite
- * the outer operation's key.
+ * operation allocates nothing. Taken from the map's {@link ScratchPool} (a platform thread's own instance, or an
+ * idle one for a virtual thread) and given back by {@link #release}; an operation that finds its thread's instance
+ * in use (a user callback running inside an operation called the map again) gets another, so nested calls never
+ * overwrite the outer operation's key.
  */
-final class Scratch {
+final class Scratch extends ScratchPool.Reusable {
     private final KeyBuffer key = new KeyBuffer();
     private long keyHash;
     final SegmentView readView = new SegmentView();
@@ -30,22 +32,11 @@ final class Scratch {
     int valueLength;
     /** The token of the segment lock the current operation holds ({@link HashTable#lock}). */
     long lockToken;
-    private boolean inUse;
     /** Keys and values evicted by the current operation, alternating, for the listener; null until needed. */
     private java.util.ArrayList<Object> evicted;
 
     Scratch(Pool pool) {
         this.resizer = new SliceResizer(pool);
-    }
-
-    /** Marks the cached instance in use, or returns a fresh one if it already is. */
-    static Scratch acquire(ThreadLocal<Scratch> cache, Pool pool) {
-        Scratch s = cache.get();
-        if (s.inUse) {
-            s = new Scratch(pool);
-        }
-        s.inUse = true;
-        return s;
     }
 
     void evicted(Object key, Object value) {
@@ -75,8 +66,8 @@ final class Scratch {
     }
 
     void release() {
-        inUse = false;
         key.release();
+        giveBack();
     }
 
     /**

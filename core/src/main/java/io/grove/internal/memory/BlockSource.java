@@ -8,8 +8,18 @@ import java.lang.foreign.MemorySegment;
  */
 interface BlockSource extends AutoCloseable {
 
-    /** A new zero-filled, 16-byte aligned block of {@code bytes} bytes, or an exception if the OS refuses. */
+    /**
+     * A new zero-filled, 16-byte aligned region of {@code bytes} bytes (one block, or several reserved together),
+     * or an exception if the OS refuses.
+     */
     MemorySegment reserve(long bytes);
+
+    /**
+     * The size from which a reservation is sure to go back to the operating system when {@link #close()} frees it;
+     * smaller ones may be kept by the allocator underneath for reuse within the process. {@link Blocks} reserves
+     * in groups of at least this size once a pool has reserved this much.
+     */
+    long returnedFrom();
 
     /** Returns every block to the operating system; later accesses to them throw {@link IllegalStateException}. */
     @Override

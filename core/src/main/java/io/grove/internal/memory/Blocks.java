@@ -22,6 +22,15 @@ import java.lang.invoke.VarHandle;
  * tail's included, lies in a reserved block, and a reservation the operating system refuses consumes no granule;
  * (3) at most {@link #maxBlocks} blocks are reserved, so reserved bytes never exceed the memory limit.
  *
+ * <p>Reservation in groups: blocks are reserved lazily, one at a time while the pool is small. Once it has reserved
+ * {@link BlockSource#returnedFrom()} bytes (32 MiB from an arena), each reservation takes a group of blocks at least
+ * that large in one region (the blocks are slices of it), so that the operating system gets the memory back when
+ * the pool closes: the C allocator keeps smaller freed regions for itself (see {@link ArenaBlockSource}). A group
+ * never passes the memory limit (it is cut to the blocks left), and if the operating system refuses a group, one
+ * block is tried. Blocks are reserved in order (invariant 2: the bump pointer enters block {@code b} only after
+ * {@code b - 1}), so the blocks after {@code b} are free when {@code b} is reserved. The cost: a pool past 32 MiB
+ * may hold up to one group (less one block) reserved and zero-filled before it needs it.
+ *
  * <p>Memory ordering: a block is published into {@code table} with {@code setRelease} under the reservation
  * lock; the fast path of {@link #ensureReserved} reads it with {@code getAcquire}. Hot-path lookups
  * ({@link #block}) read the table plainly: a thread only looks up a reference it obtained through a
@@ -51,6 +60,8 @@ final class Blocks {
     final int granuleShift;
     final long granulesPerBlock;
     final int maxBlocks;
+    /** Blocks per group once the pool reserves in groups: the fewest that make {@link BlockSource#returnedFrom()}. */
+    private final int groupBlocks;
     private final MemorySegment[] table;
     private final BlockSource source;
     private final Object reserveLock = new Object();
@@ -68,6 +79,7 @@ final class Blocks {
         this.maxBlocks = (int) Math.min(memoryLimit / blockSize, (Reference.GRANULE_MASK + 1) >>> granuleShift);
         this.table = new MemorySegment[maxBlocks];
         this.source = source;
+        this.groupBlocks = (int) Math.clamp(Math.ceilDiv(source.returnedFrom(), (long) blockSize), 1, maxBlocks);
     }
 
     /** The block holding {@code granule}. */
@@ -109,18 +121,38 @@ final class Blocks {
             return;
         }
         synchronized (reserveLock) {
-            if (table[b] == null) {
-                MemorySegment block;
-                try {
-                    block = source.reserve(blockSize);
-                } catch (OutOfMemoryError e) {
-                    throw new GroveOutOfMemoryException("the operating system refused a block of "
-                            + blockSize + " bytes (" + reservedBlocks + " blocks reserved): " + e.getMessage());
-                }
-                TABLE.setRelease(table, b, block);
-                reservedBlocks++;
+            if (table[b] != null) {
+                return;
             }
+            boolean grouped = (long) reservedBlocks * blockSize >= source.returnedFrom();
+            int count = grouped ? Math.min(groupBlocks, maxBlocks - b) : 1;
+            if (count > 1) {
+                try {
+                    publish(b, count, source.reserve((long) count * blockSize));
+                    return;
+                } catch (OutOfMemoryError refused) {
+                    // the operating system may still have room for one block
+                }
+            }
+            MemorySegment block;
+            try {
+                block = source.reserve(blockSize);
+            } catch (OutOfMemoryError refused) {
+                throw new GroveOutOfMemoryException("the operating system refused a block of " + blockSize
+                        + " bytes (" + reservedBlocks + " blocks reserved): " + refused.getMessage());
+            }
+            publish(b, 1, block);
         }
+    }
+
+    /** Under the reservation lock: blocks {@code b .. b + count - 1} are the consecutive slices of {@code region}. */
+    private void publish(int b, int count, MemorySegment region) {
+        for (int i = 0; i < count; i++) {
+            assert table[b + i] == null : "blocks are reserved in order";
+            MemorySegment block = count == 1 ? region : region.asSlice((long) i * blockSize, blockSize);
+            TABLE.setRelease(table, b + i, block);
+        }
+        reservedBlocks += count;
     }
 
     long reservedBytes() {

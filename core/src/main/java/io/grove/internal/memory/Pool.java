@@ -31,6 +31,22 @@ public final class Pool implements MemoryPool {
     private final long memoryLimit;
     private volatile boolean closed;
 
+    /**
+     * The memory limit of a pool built without one (see {@link MemoryPool.Builder#memoryLimit}): half of what the
+     * process may use ({@link PhysicalMemory}) beyond the Java heap's maximum, or the heap's maximum where the
+     * physical memory is unknown; at least one block, at most {@link #MAX_ADDRESSABLE_BYTES}, in whole blocks.
+     */
+    public static long defaultMemoryLimit(int blockSize) {
+        return defaultMemoryLimit(blockSize, PhysicalMemory.bytes(), Runtime.getRuntime().maxMemory());
+    }
+
+    static long defaultMemoryLimit(int blockSize, long physical, long maxHeap) {
+        long heap = maxHeap == Long.MAX_VALUE ? 0 : maxHeap;
+        long budget = physical > 0 ? (physical - heap) / 2 : heap;
+        long limit = Math.min(MAX_ADDRESSABLE_BYTES, Math.max(blockSize, budget));
+        return limit / blockSize * blockSize;
+    }
+
     public Pool(int blockSize, long memoryLimit, Reclamation reclamation) {
         this(blockSize, memoryLimit, reclamation, new ArenaBlockSource());
     }

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceResizer;
@@ -77,7 +78,7 @@ final class ChunkMap<K, V> {
     final ChunkIndex index;
     final Rebalancer rebalancer;
     final int chunkSize;
-    private final ThreadLocal<Scratch> scratch;
+    private final ScratchPool<Scratch> scratch;
     private final Closing closing = new Closing();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
@@ -89,7 +90,7 @@ final class ChunkMap<K, V> {
         this.index = new ChunkIndex(
                 new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], new long[0], 0, 0));
         this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing);
-        this.scratch = ThreadLocal.withInitial(() -> new Scratch(values));
+        this.scratch = new ScratchPool<>(() -> new Scratch(values));
     }
 
     void checkOpen() {
@@ -112,7 +113,7 @@ final class ChunkMap<K, V> {
     Scratch begin(K key) {
         checkOpen();
         Objects.requireNonNull(key, "key");
-        Scratch s = Scratch.acquire(scratch, values);
+        Scratch s = scratch.acquire();
         try {
             s.setKey(keySerializer, key, pool.maxSliceSize());
         } catch (RuntimeException | Error e) {
@@ -526,7 +527,7 @@ final class ChunkMap<K, V> {
      */
     @SuppressWarnings("unchecked")
     V currentValue(Cursor cursor) {
-        Scratch s = Scratch.acquire(scratch, values);
+        Scratch s = scratch.acquire();
         try {
             Object value = values.read(cursor.valueRef(), s.valueView);
             if (value != Values.RETRY) {
@@ -544,7 +545,7 @@ final class ChunkMap<K, V> {
         if (Boolean.TRUE.equals(values.isPresent(cursor.valueRef()))) {
             return cursor.valueRef();
         }
-        Scratch s = Scratch.acquire(scratch, values);
+        Scratch s = scratch.acquire();
         try {
             s.setKeyBytes(cursor.keySegment(), cursor.keyLength());
             return valueRefOf(s);

@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.KeyBuffer;
@@ -8,10 +9,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Per-thread working memory of an ordered-map operation: the probe key serialized on the heap, reusable views and
- * the chunk the operation published in, so that an operation allocates nothing. One instance per thread is
- * cached; an operation that finds it in use (a user callback called the map again) takes a fresh one.
+ * the chunk the operation published in, so that an operation allocates nothing. Taken from the map's
+ * {@link ScratchPool} (a platform thread's own instance, or an idle one for a virtual thread) and given back by
+ * {@link #release}; an operation that finds its thread's instance in use (a user callback called the map again)
+ * gets another.
  */
-final class Scratch {
+final class Scratch extends ScratchPool.Reusable {
     private final KeyBuffer key = new KeyBuffer();
     final SegmentView valueView = new SegmentView();
     final SegmentView writeView = new SegmentView();
@@ -25,26 +28,16 @@ final class Scratch {
     Chunk searched;
     long searchedWindow;
     final ChunkMap.Outcome outcome = new ChunkMap.Outcome();
-    private boolean inUse;
 
     Scratch(Values<?> values) {
         this.resizer = new SliceResizer(values.pool());
     }
 
-    static Scratch acquire(ThreadLocal<Scratch> cache, Values<?> values) {
-        Scratch s = cache.get();
-        if (s.inUse) {
-            s = new Scratch(values);
-        }
-        s.inUse = true;
-        return s;
-    }
-
     void release() {
-        inUse = false;
         chunk = null;
         searched = null;
         key.release();
+        giveBack();
     }
 
     /** Serializes {@code key} as the probe, unless it has more than {@code maxLength} bytes ({@link #keyFits}). */

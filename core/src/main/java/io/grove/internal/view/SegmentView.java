@@ -70,7 +70,7 @@ public final class SegmentView implements ResizableView {
     private int size;
     private boolean writable;
     private Resizer resizer;
-    /** Whether writes are watched ({@link #noteWrite}): the one branch a write pays for journaling. */
+    /** Whether writes are watched ({@link #noteWrite}): the one branch a write pays for journaling and tracking. */
     private boolean watched;
     /** Where a journaled view saves the bytes each write overwrites; {@code null} otherwise. */
     private UndoJournal journal;

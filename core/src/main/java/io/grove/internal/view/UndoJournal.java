@@ -28,8 +28,10 @@ public final class UndoJournal {
     static final int RETAINED_BYTES = 1 << 15;
     private static final int INITIAL_BYTES = 256;
     private static final int TRAILER = Long.BYTES + Integer.BYTES;
-    private static final VarHandle LOG_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private static final VarHandle LOG_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LOG_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LOG_INT =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     private byte[] log = new byte[INITIAL_BYTES];
     private int end;
