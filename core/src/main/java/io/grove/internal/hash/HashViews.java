@@ -121,7 +121,7 @@ final class HashViews {
                     }
                 }
                 return true;
-            } catch (RuntimeException stale) { // a reused entry's bytes made a deserializer fail
+            } catch (RuntimeException | Error stale) { // a reused entry's bytes made a deserializer fail (Serializer)
                 if (table.isStable(segment, version)) {
                     throw stale;
                 }

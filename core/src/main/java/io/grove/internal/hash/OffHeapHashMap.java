@@ -359,7 +359,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             V value;
             try {
                 value = read(valueSerializer, e, valueOffset, valueLength, scratch);
-            } catch (RuntimeException failure) {
+            } catch (RuntimeException | Error failure) { // what a deserializer may throw on moving bytes (Serializer)
                 if (table.stampUnchanged(e, stamp) && table.isIntact(s, version, e)) {
                     throw failure; // the deserializer failed on the entry's own, unchanged bytes
                 }

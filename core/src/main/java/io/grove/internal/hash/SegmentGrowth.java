@@ -44,11 +44,9 @@ final class SegmentGrowth {
         return maxBucketBits;
     }
 
-    /** A new bucket array of {@code 2^bits} empty buckets. */
+    /** A new bucket array of {@code 2^bits} empty buckets (a new slice's payload reads zero). */
     long newBucketArray(int bits) {
-        long ref = pool.allocate((1 << bits) * Long.BYTES);
-        pool.segment(ref).asSlice(pool.payloadOffset(ref), (long) Long.BYTES << bits).fill((byte) 0);
-        return ref;
+        return pool.allocate((1 << bits) * Long.BYTES);
     }
 
     /**
