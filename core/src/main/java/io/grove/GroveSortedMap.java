@@ -37,9 +37,16 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's, which end when
  * their entry is removed or its value replaced (key and value share a slice there): here a key has its own slice,
  * so a key handle survives puts, and a removed key keeps its bytes until the map compacts its chunk (removals
- * trigger that once they reach half a chunk), so a handle on a removed key may still read the key, its own bytes,
- * until then; after the compaction it throws {@link java.util.ConcurrentModificationException}. Value handles fail
- * as soon as the value is removed or replaced.
+ * trigger that once about half the chunk's entries are removed ones), so a handle on a removed key may still read
+ * the key, its own bytes, until then; after the compaction it throws
+ * {@link java.util.ConcurrentModificationException}. Value handles fail as soon as the value is removed or
+ * replaced.
+ *
+ * <p>Memory: removed keys are freed by those compactions, so the pool holds fewer removed keys than live entries
+ * plus a few (16 at the default chunk size) per chunk of the map, and none once every key is removed. The heap
+ * footprint ({@link #heapFootprint()}) follows the number of entries: 32 to about 130 bytes each (a chunk's array
+ * has room for up to twice the entries it was built with, and is compacted once about half of them are removed)
+ * plus about 100 bytes per chunk.
  *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries throws {@link IllegalStateException}.

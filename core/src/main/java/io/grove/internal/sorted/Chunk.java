@@ -51,7 +51,6 @@ final class Chunk {
     private static final VarHandle PENDING;
     private static final VarHandle STATE;
     private static final VarHandle LIVE;
-    private static final VarHandle DEAD;
 
     static {
         try {
@@ -61,7 +60,6 @@ final class Chunk {
             PENDING = l.findVarHandle(Chunk.class, "pending", int.class);
             STATE = l.findVarHandle(Chunk.class, "state", int.class);
             LIVE = l.findVarHandle(Chunk.class, "live", int.class);
-            DEAD = l.findVarHandle(Chunk.class, "dead", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -71,7 +69,9 @@ final class Chunk {
     final Key minKey;
     /** The end of the range, exclusive; {@code null} for the last chunk (plus infinity). */
     final Key upperKey;
+    /** Entries the chunk's array holds: the most entries it can take before a rebalance ({@link Rebalancer}). */
     final int capacity;
+    /** The entries the chunk was built with, sorted, at the start of its array. */
     final int sortedCount;
     private final long[] entries;
     @SuppressWarnings("unused") private volatile int allocated;
@@ -81,8 +81,6 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile int state;
     /** Entries with a value. */
     @SuppressWarnings("unused") private volatile int live;
-    /** Removals since the chunk was made: a hint of what a compaction would drop (a later put may revive one). */
-    @SuppressWarnings("unused") private volatile int dead;
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
@@ -339,14 +337,22 @@ final class Chunk {
         LIVE.getAndAdd(this, delta);
     }
 
-    /** Counts a removal; returns the dead entries now. */
-    int removed() {
-        LIVE.getAndAdd(this, -1);
-        return (int) DEAD.getAndAdd(this, 1) + 1;
-    }
-
     int live() {
         return (int) LIVE.getVolatile(this);
+    }
+
+    /**
+     * The entries taken from the array so far, linked or not: those it was built with and those inserts took
+     * since. {@code allocated() - live()} are the entries a compaction would drop (removed keys, slots whose link
+     * lost a race, and inserts not yet given their value).
+     */
+    int allocated() {
+        return Math.min(capacity, (int) ALLOCATED.getVolatile(this));
+    }
+
+    /** Whether inserts took entries since the chunk was built. */
+    boolean tookInserts() {
+        return allocated() > sortedCount;
     }
 
     /** Bytes of heap the chunk takes, about. */

@@ -40,8 +40,8 @@ import java.util.function.Function;
  * (Scratch#searched); (4) if the entry's value is 0, CAS it to the new value
  * (linearization point of an insertion); otherwise lock the value, decide, and either unlock (no change) or CAS
  * the entry to the new value or to 0 and retire the old value (linearization point: the CAS; no other thread can
- * change the entry meanwhile, since that needs the same lock); (5) unpublish, and compact the chunk if removals
- * reached half its capacity.
+ * change the entry meanwhile, since that needs the same lock); (5) unpublish, and, if the operation left an entry
+ * without a value, compact the chunk when its dead entries call for it ({@link Rebalancer#shouldCompact}).
  *
  * <p>{@code compute} and {@code computeIfAbsent} on an absent key install a locked placeholder value first
  * ({@link ValueHeader#ABSENT}), so their function runs exactly once and no other update of the key can slip in;
@@ -86,8 +86,8 @@ final class ChunkMap<K, V> {
         this.values = new Values<>(pool, valueSerializer, closing);
         this.keys = new Keys(pool, order);
         this.chunkSize = chunkSize;
-        this.index = new ChunkIndex(
-                new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], new long[0], 0, 0));
+        this.index = new ChunkIndex(new Chunk(null, null, Rebalancer.capacityFor(0, chunkSize), new long[0],
+                new int[0], new long[0], new long[0], 0, 0));
         this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing);
         this.scratch = ThreadLocal.withInitial(() -> new Scratch(values));
     }
@@ -419,7 +419,8 @@ final class ChunkMap<K, V> {
                     c.casValue(e, old, 0);
                     held = false;
                     values.retire(old, locked);
-                    outcome.compact = rebalancer.shouldCompact(c.removed());
+                    c.addLive(-1);
+                    outcome.compact = rebalancer.shouldCompact(c);
                     return result;
                 }
                 long replacement;
@@ -441,6 +442,11 @@ final class ChunkMap<K, V> {
         }
     }
 
+    /**
+     * Runs a {@code compute} or {@code computeIfAbsent} function on the absent key of entry {@code e}, which holds
+     * the locked {@code placeholder}: installs its result, or leaves the entry without a value (it may have been
+     * inserted for this call: then the chunk may need a compaction, as after a removal).
+     */
     @SuppressWarnings("unchecked")
     private Object computeAbsent(Scratch s, Chunk c, int e, long placeholder, int kind, K key, Object function) {
         long locked = ValueHeader.LOCKED_PLACEHOLDER;
@@ -459,6 +465,7 @@ final class ChunkMap<K, V> {
         } finally {
             if (!installed) {
                 c.casValue(e, placeholder, 0);
+                s.outcome.compact = rebalancer.shouldCompact(c);
             }
             values.retire(placeholder, locked);
         }
