@@ -24,9 +24,15 @@ import java.lang.invoke.VarHandle;
  * are written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
  * (I3) while {@link #state} is {@link #ACTIVE} entries change only inside a {@link #publish}ed operation; a
  * rebalancer freezes the chunk ({@link #freeze}) and waits until no operation is published, after which the list
- * and every entry's value reference are fixed; (I4) a key slice of an entry whose value is 0 when the chunk is
- * replaced is deleted only after {@link #state} became {@link #REPLACED}, so a search of this chunk is valid if
+ * and every entry's value reference are fixed; (I4) a key slice an entry refers to is deleted only after
+ * {@link #state} became {@link #REPLACED} (a rebalance deletes the keys of entries without a value; the map's
+ * close, which retires its chunks without replacing them, deletes all), so a search of this chunk is valid if
  * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads).
+ *
+ * <p>A chunk the close retired stays in the index for good. So a thread that finds a chunk replaced and would
+ * look for its successor in the index again must first check that the map is open ({@link Closing#check}): it
+ * would find the same chunk for ever. The close marks the map closed before it retires any chunk, and the state
+ * is read with acquire semantics, so whoever sees a retired chunk sees the map closed.
  *
  * <p>Publish and freeze are a Dekker pair: a writer increments {@link #pending} then reads {@link #state}; a
  * rebalancer CASes {@link #state} then reads {@link #pending}. Both are volatile, so one of them sees the other:
@@ -321,12 +327,16 @@ final class Chunk {
         return (int) STATE.getVolatile(this) == ACTIVE;
     }
 
-    /** Orders the reads before it, then tells whether the chunk was replaced (its dead keys may be reused). */
+    /**
+     * Orders the reads before it, then tells whether the chunk was replaced, or retired by the map's close (its
+     * keys may be reused).
+     */
     boolean isReplaced() {
         VarHandle.loadLoadFence();
         return (int) STATE.getAcquire(this) == REPLACED;
     }
 
+    /** Marks the chunk replaced, by its rebalancer once the new chunks are in the index, or by the map's close. */
     void markReplaced() {
         STATE.setVolatile(this, REPLACED);
     }

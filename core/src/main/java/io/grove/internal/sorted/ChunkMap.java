@@ -131,6 +131,7 @@ final class ChunkMap<K, V> {
             long window = c.window(keys, s.key(), s.keyLength(), false);
             int e = c.holding(keys, s.key(), s.keyLength(), window);
             if (c.isReplaced()) {
+                closing.check(); // a closed map's chunks stay in the index, retired
                 continue;
             }
             s.searched = c;
@@ -515,7 +516,7 @@ final class ChunkMap<K, V> {
 
     Cursor cursor(boolean descending, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         checkOpen();
-        return new Cursor(keys, index, values, descending, lo, loInclusive, hi, hiInclusive);
+        return new Cursor(keys, index, values, closing, descending, lo, loInclusive, hi, hiInclusive);
     }
 
     /**
@@ -577,9 +578,12 @@ final class ChunkMap<K, V> {
      * Deletes every key and value slice of the map, on close (after {@link #markClosed}), while operations may
      * still run. Each chunk is frozen for good first (a chunk a rebalancer froze is waited for and its
      * replacements taken instead), and its writers are drained: no entry or value is linked into it afterwards,
-     * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Each value is deleted
-     * under its lock, so an in-place update that holds it finishes first and nobody writes into memory the pool
-     * hands to another map; writers that come later find the value gone and throw ({@link Closing}).
+     * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Then the chunk is retired
+     * (marked replaced) before any of its keys is deleted (Chunk I4): a reader or scan that copied a key meanwhile
+     * finds the chunk replaced after the copy, drops what it read and, looking again, finds the map closed and
+     * throws. Each value is deleted under its lock, so an in-place update that holds it finishes first and nobody
+     * writes into memory the pool hands to another map; writers that come later find the value gone and throw
+     * ({@link Closing}).
      */
     void freeAll() {
         Set<Chunk> freed = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -598,6 +602,7 @@ final class ChunkMap<K, V> {
                     continue;
                 }
                 Rebalancer.drain(c);
+                c.markReplaced();
                 freeEntries(c);
                 freed.add(c);
             }

@@ -170,11 +170,15 @@ final class Rebalancer {
 
     /**
      * Waits until {@code c} is replaced by its rebalancer. Throws {@link IllegalStateException} once the map is
-     * closed: {@code c} may be frozen by the close, which never replaces it.
+     * closed: {@code c} may be frozen by the close, which never replaces it, or retired by it, and the caller
+     * would find it in the index again.
      */
     void awaitReplaced(Chunk c) {
-        for (int attempt = 0; !c.isReplaced(); attempt++) {
+        for (int attempt = 0; ; attempt++) {
             closing.check();
+            if (c.isReplaced()) {
+                return;
+            }
             Backoff.pause(attempt);
         }
     }
