@@ -48,6 +48,11 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * has room for up to twice the entries it was built with, and is compacted once about half of them are removed)
  * plus about 100 bytes per chunk.
  *
+ * <p>Range views ({@code subMap}, {@code headMap}, {@code tailMap}, and their zero-copy versions) treat a key
+ * outside their bounds as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps do: reads and removals
+ * answer as for an absent key, insertions throw {@link IllegalArgumentException}, {@code compute} and
+ * {@code computeIfAbsent} call their function as for an absent key and throw only if it returns a value.
+ *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries throws {@link IllegalStateException}.
  */

@@ -9,6 +9,7 @@ import java.util.NavigableSet;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -17,7 +18,10 @@ import java.util.function.Function;
  * A {@link ConcurrentNavigableMap} over a key range of a {@link ChunkMap}, in ascending or descending order: the
  * whole map ({@link OffHeapSortedMap}) and every sub-map, head map, tail map and descending map of it, with the
  * bound semantics of {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps: a key outside the range is
- * absent to reads and removals and rejected by insertions with {@link IllegalArgumentException}.
+ * absent to reads and removals and rejected by insertions with {@link IllegalArgumentException}; {@code compute}
+ * and {@code computeIfAbsent} call their function on it as on an absent key and throw only if it returns a value
+ * (CSLM's sub-maps inherit {@link ConcurrentMap}'s default methods, which do that), {@code merge} throws without
+ * calling its function.
  *
  * <p>Navigation works in view order: {@code first} of a descending view is the range's greatest key,
  * {@code ceiling} the greatest key at or below the argument in key order, and so on. Single-key operations are
@@ -49,9 +53,26 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     final K checkedKey(K key) {
         if (!inRange(key)) {
-            throw new IllegalArgumentException("key out of range: " + key);
+            throw outOfRange(key);
         }
         return key;
+    }
+
+    private static IllegalArgumentException outOfRange(Object key) {
+        return new IllegalArgumentException("key out of range: " + key);
+    }
+
+    /**
+     * What {@code compute} and {@code computeIfAbsent} return for a key outside the range once their function
+     * returned {@code computed}, as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps (whose methods
+     * are {@link ConcurrentMap}'s defaults) do: {@code null}, or, for a value to insert, an
+     * {@link IllegalArgumentException}.
+     */
+    private static <V> V outOfRangeResult(Object key, V computed) {
+        if (computed != null) {
+            throw outOfRange(key);
+        }
+        return null;
     }
 
     @SuppressWarnings("unchecked")
@@ -119,14 +140,20 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @SuppressWarnings("unchecked")
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> function) {
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.COMPUTE, null, null, function);
+        if (!inRange(key)) {
+            return outOfRangeResult(key, function.apply(key, null));
+        }
+        return (V) map.update(key, ChunkMap.COMPUTE, null, null, function);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V computeIfAbsent(K key, Function<? super K, ? extends V> function) {
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.COMPUTE_IF_ABSENT, null, null, function);
+        if (!inRange(key)) {
+            return outOfRangeResult(key, function.apply(key));
+        }
+        return (V) map.update(key, ChunkMap.COMPUTE_IF_ABSENT, null, null, function);
     }
 
     @Override

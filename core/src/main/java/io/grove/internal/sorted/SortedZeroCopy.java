@@ -23,7 +23,9 @@ import java.util.stream.StreamSupport;
 /**
  * The zero-copy API over a {@link SortedRangeMap}'s range and order: single-key operations of the
  * {@link ChunkMap}, and ordered scans whose elements are handles on the off-heap keys and values. A set's iterator
- * hands out a new handle per element; a stream points one handle (and one entry) at element after element.
+ * hands out a new handle per element; a stream points one handle (and one entry) at element after element. A key
+ * outside the range is absent to {@code get}, {@code remove} and {@code computeIfPresent} and rejected by the
+ * inserting operations, as by the range's {@link SortedRangeMap}.
  */
 final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
     private final SortedRangeMap<K, V> view;
@@ -36,7 +38,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
     @Override
     public Handle get(K key) {
-        return map.handle(view.checkedKey(key));
+        return view.inRange(key) ? map.handle(key) : null;
     }
 
     @Override
@@ -53,13 +55,14 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
     @Override
     public boolean remove(K key) {
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_REMOVE, null, null, null);
+        return view.inRange(key) && (Boolean) map.update(key, ChunkMap.ZC_REMOVE, null, null, null);
     }
 
     @Override
     public boolean computeIfPresent(K key, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(computer, "computer");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_COMPUTE_IF_PRESENT, null, null, computer);
+        return view.inRange(key)
+                && (Boolean) map.update(key, ChunkMap.ZC_COMPUTE_IF_PRESENT, null, null, computer);
     }
 
     @Override
