@@ -28,7 +28,10 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
  * {@link java.util.ConcurrentModificationException} and return every entry present throughout the iteration
- * exactly once, in order. {@code size()} adds per-chunk counts and is exact only when no update runs.
+ * exactly once, in order. Their streams are weakly consistent in the same way: the views' spliterators report
+ * {@code CONCURRENT}, {@code NONNULL} and {@code ORDERED} (keys and entries also {@code DISTINCT} and
+ * {@code SORTED} by the view's {@code comparator()}) and no fixed size, so sequential and parallel streams work
+ * while the map changes. {@code size()} adds per-chunk counts and is exact only when no update runs.
  * {@code containsKey} and {@code get} take O(log n) steps.
  *
  * <p>Sizes: a key takes one slice of the pool and may be as large as {@link MemoryPool#maxSliceSize()}; a value

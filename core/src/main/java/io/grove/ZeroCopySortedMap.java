@@ -4,7 +4,9 @@ package io.grove;
  * The zero-copy API of a {@link GroveSortedMap}, over the whole map or a range of it: the operations of
  * {@link ZeroCopyMap} plus ordered scans. The scans ({@code keySet}, {@code values}, {@code entrySet} and the
  * streams that reuse one handle) return entries in this view's order: ascending by key, or descending for a
- * {@link #descendingMap()}. On a key outside a range view's bounds, as for
+ * {@link #descendingMap()}. Their spliterators report {@code CONCURRENT}, {@code NONNULL} and {@code ORDERED}
+ * (the key and entry sets also {@code DISTINCT}) and no fixed size; the streams that reuse one handle do not
+ * split, so a parallel one runs sequentially. On a key outside a range view's bounds, as for
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps, the operations that insert nothing answer as for
  * an absent key ({@code get} returns {@code null}, {@code remove} and {@code computeIfPresent} return
  * {@code false} without calling the computer), and the inserting ones ({@code put}, {@code putIfAbsent},

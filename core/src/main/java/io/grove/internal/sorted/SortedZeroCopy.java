@@ -15,7 +15,6 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.Spliterator;
-import java.util.Spliterators;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -105,6 +104,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             }
 
             @Override
+            public Spliterator<Handle> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), true);
+            }
+
+            @Override
             public int size() {
                 return view.size();
             }
@@ -120,6 +124,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             }
 
             @Override
+            public Spliterator<Handle> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), false);
+            }
+
+            @Override
             public int size() {
                 return view.size();
             }
@@ -132,6 +141,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             @Override
             public Iterator<Map.Entry<Handle, Handle>> iterator() {
                 return new Scan(false);
+            }
+
+            @Override
+            public Spliterator<Map.Entry<Handle, Handle>> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), true);
             }
 
             @Override
@@ -156,9 +170,8 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
         return stream(new Scan(true));
     }
 
-    private static <T> Stream<T> stream(Iterator<T> iterator) {
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator,
-                Spliterator.NONNULL | Spliterator.DISTINCT | Spliterator.ORDERED), false);
+    private static <T> Stream<T> stream(Iterator<T> reusing) {
+        return StreamSupport.stream(ScanSpliterator.reusing(reusing), false);
     }
 
     /**
