@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentNavigableMap;
  *
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked
- * (it must be short and must not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
+ * (it must be short and should not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
  * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key. Iterators,
  * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
@@ -50,6 +50,19 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * footprint ({@link #heapFootprint()}) follows the number of entries: 32 to about 130 bytes each (a chunk's array
  * has room for up to twice the entries it was built with, and is compacted once about half of them are removed)
  * plus about 100 bytes per chunk.
+ *
+ * <p>Functions that call the map: a function passed to {@code compute}, {@code computeIfAbsent},
+ * {@code computeIfPresent}, {@code merge} or to a zero-copy in-place update runs on the caller's thread while the
+ * operation holds its key's value locked and keeps its chunk of entries from being rebalanced. A call from the
+ * function to the same map that would wait for the function itself throws {@link IllegalStateException}
+ * ("Recursive update", as {@link java.util.concurrent.ConcurrentHashMap} does) and changes nothing: an update of
+ * the same key; a copying read of it ({@code get}, a value or entry scan reaching it); an insert that fills the
+ * chunk the operation is in, or one that must wait for a rebalance (by another thread) that waits for the
+ * operation; {@code close()}. Reads of other keys, key-only scans, zero-copy {@code get} and inserts that fit
+ * work; a nested read of a key being computed while absent sees it absent. Which calls can wait depends on how
+ * the entries are laid out in chunks and on other threads' rebalances, so a function should still not rely on
+ * calling the map; two functions on different threads that each update the other's key deadlock, as in
+ * {@code ConcurrentHashMap}.
  *
  * <p>Range views ({@code subMap}, {@code headMap}, {@code tailMap}, and their zero-copy versions) treat a key
  * outside their bounds as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps do: reads and removals

@@ -87,6 +87,8 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile int state;
     /** Entries with a value. */
     @SuppressWarnings("unused") private volatile int live;
+    /** The chunk whose rebalance froze this one (itself, or a neighbour that engaged it); null until recorded. */
+    private volatile Chunk frozenFor;
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
@@ -317,6 +319,19 @@ final class Chunk {
     /** Claims the chunk for a rebalance: {@code true} for the one thread whose CAS froze it. */
     boolean freeze() {
         return STATE.compareAndSet(this, ACTIVE, FROZEN);
+    }
+
+    /** Records, right after its {@link #freeze}, that the rebalance of {@code rebalanced} froze this chunk. */
+    void frozenFor(Chunk rebalanced) {
+        frozenFor = rebalanced;
+    }
+
+    /**
+     * The chunk whose rebalance froze this one, or {@code null} if not (yet) recorded: chunks frozen by one
+     * rebalance are replaced together, once each of them is drained.
+     */
+    Chunk frozenFor() {
+        return frozenFor;
     }
 
     boolean hasPending() {

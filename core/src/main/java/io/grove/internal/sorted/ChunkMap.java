@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceResizer;
@@ -46,8 +47,14 @@ import java.util.function.Function;
  * <p>{@code compute} and {@code computeIfAbsent} on an absent key install a locked placeholder value first
  * ({@link ValueHeader#ABSENT}), so their function runs exactly once and no other update of the key can slip in;
  * readers treat the placeholder as no value, so the key stays absent until the function's result replaces it.
- * Every function runs while its key's value is locked and its chunk is published: it must be short and must not
- * use the map.
+ *
+ * <p>Every user function runs while its key's value is locked and its chunk is published, and is recorded in
+ * {@link #calls} meanwhile (the locked value and the chunk: a CAS to claim a slot and a few plain writes, only
+ * around the function, nothing for operations without one). A function that calls the map again does so on the
+ * same thread; where the nested call would wait for what its own operation holds, it throws "Recursive update"
+ * before changing anything: waiting for the value lock (Values), for the drain of a rebalance of the chunk
+ * (checked before freezing it) or for a replacement that waits for that drain (Rebalancer#awaitReplaced), and on
+ * {@code close()}. Waits check the registry only after spinning a while, so uncontended paths pay nothing.
  */
 final class ChunkMap<K, V> {
     static final int PUT = 0;
@@ -79,16 +86,18 @@ final class ChunkMap<K, V> {
     final int chunkSize;
     private final ThreadLocal<Scratch> scratch;
     private final Closing closing = new Closing();
+    /** The operations running a user function now: lets a nested call that would wait for itself throw. */
+    final CallRegistry calls = new CallRegistry();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
         this.pool = pool;
         this.keySerializer = keySerializer;
-        this.values = new Values<>(pool, valueSerializer, closing);
+        this.values = new Values<>(pool, valueSerializer, closing, calls);
         this.keys = new Keys(pool, order);
         this.chunkSize = chunkSize;
         this.index = new ChunkIndex(new Chunk(null, null, Rebalancer.capacityFor(0, chunkSize), new long[0],
                 new int[0], new long[0], new long[0], 0, 0));
-        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing);
+        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls);
         this.scratch = ThreadLocal.withInitial(() -> new Scratch(values));
     }
 
@@ -234,8 +243,8 @@ final class ChunkMap<K, V> {
                 if (outcome.freshUsed) {
                     fresh = 0;
                 }
-                if (outcome.compact && c.isActive()) {
-                    rebalancer.rebalance(c);
+                if (outcome.compact) {
+                    rebalancer.compact(c);
                 }
             }
         } finally {
@@ -404,11 +413,21 @@ final class ChunkMap<K, V> {
                         result = equal;
                     }
                     case COMPUTE, COMPUTE_IF_PRESENT -> {
-                        next = ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, current);
+                        CallRegistry.Slot call = calls.enter(old, c);
+                        try {
+                            next = ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, current);
+                        } finally {
+                            calls.exit(call);
+                        }
                         result = next;
                     }
                     case MERGE -> {
-                        next = ((BiFunction<? super V, ? super V, ? extends V>) function).apply(current, value);
+                        CallRegistry.Slot call = calls.enter(old, c);
+                        try {
+                            next = ((BiFunction<? super V, ? super V, ? extends V>) function).apply(current, value);
+                        } finally {
+                            calls.exit(call);
+                        }
                         result = next;
                     }
                     default -> throw new AssertionError(kind);
@@ -453,9 +472,15 @@ final class ChunkMap<K, V> {
         long locked = ValueHeader.LOCKED_PLACEHOLDER;
         boolean installed = false;
         try {
-            V next = kind == COMPUTE
-                    ? ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, null)
-                    : ((Function<? super K, ? extends V>) function).apply(key);
+            V next;
+            CallRegistry.Slot call = calls.enter(placeholder, c);
+            try {
+                next = kind == COMPUTE
+                        ? ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, null)
+                        : ((Function<? super K, ? extends V>) function).apply(key);
+            } finally {
+                calls.exit(call);
+            }
             if (next != null) {
                 long ref = values.write(next, s.writeView);
                 c.casValue(e, placeholder, ref);
@@ -482,10 +507,12 @@ final class ChunkMap<K, V> {
         SliceResizer resizer = s.resizer;
         resizer.start(old, ValueHeader.HEADER);
         SegmentView view = s.writeView;
+        CallRegistry.Slot call = calls.enter(old, c);
         try {
             view.open(values.block(old), values.bytesOffset(old), values.size(old), true, resizer);
             computer.accept(view);
         } finally {
+            calls.exit(call);
             view.close();
             if (resizer.moved()) {
                 c.casValue(e, old, resizer.current());

@@ -4,6 +4,7 @@ import io.grove.GroveSortedMap;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopySortedMap;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.serial.Serializer;
 import java.util.Comparator;
 
@@ -41,6 +42,10 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
 
     @Override
     public void close() {
+        if (map.calls.callerInside()) {
+            throw CallRegistry.recursiveUpdate("close() called from a function passed to an operation on this map; "
+                    + "the close would wait for the function to return");
+        }
         if (!map.markClosed()) {
             return;
         }

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 
 /**
  * Rebalance (Oak §3.2, "rebalance guarantees"): replaces a chunk that is full, or has many removed entries, by
@@ -48,6 +49,14 @@ import io.grove.internal.sync.Backoff;
  * run without rebuilding the chunk; a chunk that took no inserts since it was built compacts down to nothing as
  * its entries are removed, so a map whose keys are all removed keeps none of them. An under-full chunk that no
  * operation reaches any more is merged when a neighbour is rebalanced.
+ *
+ * <p>A user function (of {@code compute}, an in-place update...) runs while its operation is published in a
+ * chunk, so a rebalance of that chunk waits for it. If the function calls the map and the call needs such a
+ * rebalance, it would wait for itself: the rebalance checks, before freezing, that the calling thread is not
+ * inside a function of an operation published in the chunk (throwing "Recursive update" for a chunk it must
+ * rebalance, skipping a compaction or a neighbour it need not take), and each chunk records the rebalance that
+ * froze it ({@link Chunk#frozenFor}), so that a nested call waiting for a replacement can tell that the same
+ * rebalance also waits to drain a chunk its own operation is in ({@link #awaitReplaced}).
  */
 final class Rebalancer {
     /** The fewest entries a chunk's array holds (fewer if the chunk size is smaller). */
@@ -58,17 +67,20 @@ final class Rebalancer {
     private final Closing closing;
     private final Keys keys;
     private final Pool pool;
+    /** The operations running a user function, with the chunk each is published in meanwhile. */
+    private final CallRegistry calls;
     private final int chunkSize;
     /** The dead entries a chunk that took inserts since it was built keeps at least before a compaction. */
     private final int minDead;
     /** Fewer live entries than this make a chunk under-full. */
     private final int underFull;
 
-    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing) {
+    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls) {
         this.closing = closing;
         this.index = index;
         this.keys = keys;
         this.pool = pool;
+        this.calls = calls;
         this.chunkSize = chunkSize;
         this.minDead = Math.max(1, Math.min(MIN_CAPACITY, chunkSize / 4));
         this.underFull = Math.max(1, chunkSize / 4);
@@ -79,6 +91,16 @@ final class Rebalancer {
         return Math.min(chunkSize, Math.max(MIN_CAPACITY, 2 * entries));
     }
 
+    /**
+     * Compacts {@code c} if it is still active, unless the calling thread is inside a user function of an
+     * operation published in it (a compaction is never needed at once: the next removal, or insert, will do).
+     */
+    void compact(Chunk c) {
+        if (c.isActive() && !calls.callerWithin(c)) {
+            rebalance(c);
+        }
+    }
+
     /** Whether {@code c}, where an operation just left an entry without a value, should be compacted. */
     boolean shouldCompact(Chunk c) {
         int allocated = c.allocated();
@@ -86,15 +108,25 @@ final class Rebalancer {
         return dead >= Math.max(c.tookInserts() ? minDead : 1, allocated / 2);
     }
 
-    /** Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. */
+    /**
+     * Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. Throws
+     * "Recursive update", changing nothing, if the calling thread is inside a user function of an operation
+     * published in {@code c}: the drain would wait for that operation, hence for itself.
+     */
     void rebalance(Chunk c) {
+        if (calls.callerWithin(c)) {
+            throw CallRegistry.recursiveUpdate("a call from a function passed to an operation on this map must "
+                    + "rebalance the chunk that operation is in (an insert filled it), and the rebalance would wait "
+                    + "for the function to return");
+        }
         if (!c.freeze()) {
             awaitReplaced(c);
             return;
         }
+        c.frozenFor(c);
         drain(c);
-        Chunk before = engage(index.predecessor(c), false);
-        Chunk after = engage(index.successor(c), c.live() < underFull);
+        Chunk before = engage(index.predecessor(c), c, false);
+        Chunk after = engage(index.successor(c), c, c.live() < underFull);
         Chunk[] old = before == null ? after == null ? new Chunk[] {c} : new Chunk[] {c, after}
                 : after == null ? new Chunk[] {before, c} : new Chunk[] {before, c, after};
         int allocated = 0;
@@ -136,10 +168,12 @@ final class Rebalancer {
      * Freezes and drains the {@code neighbour} of a chunk being rebalanced if it or, when {@code together}, that
      * chunk is under-full: the neighbour, or {@code null} if not wanted or it has its own rebalancer.
      */
-    private Chunk engage(Chunk neighbour, boolean together) {
-        if (neighbour == null || !(together || neighbour.live() < underFull) || !neighbour.freeze()) {
-            return null;
+    private Chunk engage(Chunk neighbour, Chunk c, boolean together) {
+        if (neighbour == null || !(together || neighbour.live() < underFull) || calls.callerWithin(neighbour)
+                || !neighbour.freeze()) {
+            return null; // (a neighbour an operation of this thread is in would never drain)
         }
+        neighbour.frozenFor(c);
         drain(neighbour);
         return neighbour;
     }
@@ -179,7 +213,20 @@ final class Rebalancer {
             if (c.isReplaced()) {
                 return;
             }
+            if (CallRegistry.timeToCheck(attempt) && waitsForCaller(c)) {
+                throw CallRegistry.recursiveUpdate("a call from a function passed to an operation on this map "
+                        + "waits for a rebalance that waits for that operation, hence for the function to return");
+            }
             Backoff.pause(attempt);
         }
+    }
+
+    /**
+     * Whether the replacement of frozen chunk {@code c} waits for the calling thread: its rebalance also froze a
+     * chunk (maybe {@code c}) in which an operation of this thread is published, running a user function.
+     */
+    private boolean waitsForCaller(Chunk c) {
+        Chunk rebalance = c.frozenFor();
+        return rebalance != null && calls.callerWithinAny(chunk -> ((Chunk) chunk).frozenFor() == rebalance);
     }
 }
