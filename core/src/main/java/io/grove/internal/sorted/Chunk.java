@@ -226,11 +226,6 @@ final class Chunk {
         return (int) (window & NEXT_MASK) - 1;
     }
 
-    /** The entry with the probe's key, or {@link #NONE}. */
-    int find(Keys keys, MemorySegment probe, int length) {
-        return holding(keys, probe, length, window(keys, probe, length, false));
-    }
-
     /** The entry with the probe's key given the probe's (exclusive) {@link #window}, or {@link #NONE}. */
     int holding(Keys keys, MemorySegment probe, int length, long window) {
         int candidate = successorOf(window);

@@ -124,10 +124,6 @@ final class ChunkIndex {
         return -1;
     }
 
-    int size() {
-        return chunks.length;
-    }
-
     @Override
     public String toString() {
         return "ChunkIndex" + Arrays.toString(chunks);

@@ -10,9 +10,9 @@ import java.util.Comparator;
 
 /**
  * {@link GroveSortedMap}: the whole-range ascending view of a {@link ChunkMap}, plus the map's life cycle. Its
- * algorithm is described in {@link ChunkMap} (operations), {@link Chunk} (entries), {@link ChunkIndex} (the
- * index), {@link Rebalancer} (splits, merges, compaction), {@link Values} (value locks and optimistic reads) and
- * {@link Cursor} (ordered scans).
+ * algorithm is described in {@link ChunkMap} (operations), {@link Update} and {@link EntryUpdates} (what each
+ * update does to its entry), {@link Chunk} (entries), {@link ChunkIndex} (the index), {@link Rebalancer} (splits,
+ * merges, compaction), {@link Values} (value locks and optimistic reads) and {@link Cursor} (ordered scans).
  */
 public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implements GroveSortedMap<K, V> {
     private final boolean ownsPool;

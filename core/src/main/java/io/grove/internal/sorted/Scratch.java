@@ -24,7 +24,7 @@ final class Scratch {
      */
     Chunk searched;
     long searchedWindow;
-    final ChunkMap.Outcome outcome = new ChunkMap.Outcome();
+    final EntryUpdates.Outcome outcome = new EntryUpdates.Outcome();
     private boolean inUse;
 
     Scratch(Values<?> values) {

@@ -96,20 +96,20 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @SuppressWarnings("unchecked")
     public V put(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.PUT, value, null, null);
+        return (V) map.update(checkedKey(key), Update.PUT, value, null, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V putIfAbsent(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.PUT_IF_ABSENT, value, null, null);
+        return (V) map.update(checkedKey(key), Update.PUT_IF_ABSENT, value, null, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V remove(Object key) {
-        return inRange(key) ? (V) map.update(cast(key), ChunkMap.REMOVE, null, null, null) : null;
+        return inRange(key) ? (V) map.update(cast(key), Update.REMOVE, null, null, null) : null;
     }
 
     @Override
@@ -119,21 +119,21 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (value == null || !inRange(key)) {
             return false;
         }
-        return (Boolean) map.update(cast(key), ChunkMap.REMOVE_IF_EQUAL, null, (V) value, null);
+        return (Boolean) map.update(cast(key), Update.REMOVE_IF_EQUAL, null, (V) value, null);
     }
 
     @Override
     public boolean replace(K key, V oldValue, V newValue) {
         Objects.requireNonNull(oldValue, "oldValue");
         Objects.requireNonNull(newValue, "newValue");
-        return (Boolean) map.update(checkedKey(key), ChunkMap.REPLACE_IF_EQUAL, newValue, oldValue, null);
+        return (Boolean) map.update(checkedKey(key), Update.REPLACE_IF_EQUAL, newValue, oldValue, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V replace(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.REPLACE, value, null, null);
+        return (V) map.update(checkedKey(key), Update.REPLACE, value, null, null);
     }
 
     @Override
@@ -143,7 +143,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (!inRange(key)) {
             return outOfRangeResult(key, function.apply(key, null));
         }
-        return (V) map.update(key, ChunkMap.COMPUTE, null, null, function);
+        return (V) map.update(key, Update.COMPUTE, null, null, function);
     }
 
     @Override
@@ -153,7 +153,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (!inRange(key)) {
             return outOfRangeResult(key, function.apply(key));
         }
-        return (V) map.update(key, ChunkMap.COMPUTE_IF_ABSENT, null, null, function);
+        return (V) map.update(key, Update.COMPUTE_IF_ABSENT, null, null, function);
     }
 
     @Override
@@ -163,7 +163,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (!inRange(key)) {
             return null;
         }
-        return (V) map.update(key, ChunkMap.COMPUTE_IF_PRESENT, null, null, function);
+        return (V) map.update(key, Update.COMPUTE_IF_PRESENT, null, null, function);
     }
 
     @Override
@@ -171,7 +171,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> function) {
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.MERGE, value, null, function);
+        return (V) map.update(checkedKey(key), Update.MERGE, value, null, function);
     }
 
     // ---- whole range
@@ -207,7 +207,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @Override
     public void clear() {
         for (Cursor c = cursor(false); c.advance(); ) {
-            map.update(map.readKey(c.keySegment(), c.keyLength()), ChunkMap.ZC_REMOVE, null, null, null);
+            map.update(map.readKey(c.keySegment(), c.keyLength()), Update.ZC_REMOVE, null, null, null);
         }
     }
 
@@ -308,7 +308,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
             if (e == null) {
                 return null;
             }
-            if ((Boolean) map.update(e.getKey(), ChunkMap.REMOVE_IF_EQUAL, null, e.getValue(), null)) {
+            if ((Boolean) map.update(e.getKey(), Update.REMOVE_IF_EQUAL, null, e.getValue(), null)) {
                 return e;
             }
         }

@@ -43,32 +43,32 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
     @Override
     public void put(K key, V value) {
         Objects.requireNonNull(value, "value");
-        map.update(view.checkedKey(key), ChunkMap.ZC_PUT, value, null, null);
+        map.update(view.checkedKey(key), Update.ZC_PUT, value, null, null);
     }
 
     @Override
     public boolean putIfAbsent(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_PUT_IF_ABSENT, value, null, null);
+        return (Boolean) map.update(view.checkedKey(key), Update.ZC_PUT_IF_ABSENT, value, null, null);
     }
 
     @Override
     public boolean remove(K key) {
-        return view.inRange(key) && (Boolean) map.update(key, ChunkMap.ZC_REMOVE, null, null, null);
+        return view.inRange(key) && (Boolean) map.update(key, Update.ZC_REMOVE, null, null, null);
     }
 
     @Override
     public boolean computeIfPresent(K key, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(computer, "computer");
         return view.inRange(key)
-                && (Boolean) map.update(key, ChunkMap.ZC_COMPUTE_IF_PRESENT, null, null, computer);
+                && (Boolean) map.update(key, Update.ZC_COMPUTE_IF_PRESENT, null, null, computer);
     }
 
     @Override
     public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(computer, "computer");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_UPSERT, value, null, computer);
+        return (Boolean) map.update(view.checkedKey(key), Update.ZC_UPSERT, value, null, computer);
     }
 
     // ---- ranges
@@ -243,7 +243,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             if (lastKey == null) {
                 throw new IllegalStateException("next() has not been called, or remove() was called already");
             }
-            map.update(map.readKey(lastKey.segment(), lastKey.length()), ChunkMap.REMOVE, null, null, null);
+            map.update(map.readKey(lastKey.segment(), lastKey.length()), Update.REMOVE, null, null, null);
             lastKey = null;
         }
 
