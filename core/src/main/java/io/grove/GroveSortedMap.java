@@ -23,12 +23,15 @@ import java.util.concurrent.ConcurrentNavigableMap;
  *
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked
- * (it must be short and must not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
+ * (it must be short and should not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
  * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key. Iterators,
  * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
  * {@link java.util.ConcurrentModificationException} and return every entry present throughout the iteration
- * exactly once, in order. {@code size()} adds per-chunk counts and is exact only when no update runs.
+ * exactly once, in order. Their streams are weakly consistent in the same way: the views' spliterators report
+ * {@code CONCURRENT}, {@code NONNULL} and {@code ORDERED} (keys and entries also {@code DISTINCT} and
+ * {@code SORTED} by the view's {@code comparator()}) and no fixed size, so sequential and parallel streams work
+ * while the map changes. {@code size()} adds per-chunk counts and is exact only when no update runs.
  * {@code containsKey} and {@code get} take O(log n) steps.
  *
  * <p>Sizes: a key takes one slice of the pool and may be as large as {@link MemoryPool#maxSliceSize()}; a value
@@ -39,9 +42,34 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's, which end when
  * their entry is removed or its value replaced (key and value share a slice there): here a key has its own slice,
  * so a key handle survives puts, and a removed key keeps its bytes until the map compacts its chunk (removals
- * trigger that once they reach half a chunk), so a handle on a removed key may still read the key, its own bytes,
- * until then; after the compaction it throws {@link java.util.ConcurrentModificationException}. Value handles fail
- * as soon as the value is removed or replaced.
+ * trigger that once about half the chunk's entries are removed ones), so a handle on a removed key may still read
+ * the key, its own bytes, until then; after the compaction it throws
+ * {@link java.util.ConcurrentModificationException}. Value handles fail as soon as the value is removed or
+ * replaced.
+ *
+ * <p>Memory: removed keys are freed by those compactions, so the pool holds fewer removed keys than live entries
+ * plus a few (16 at the default chunk size) per chunk of the map, and none once every key is removed. The heap
+ * footprint ({@link #heapFootprint()}) follows the number of entries: 32 to about 130 bytes each (a chunk's array
+ * has room for up to twice the entries it was built with, and is compacted once about half of them are removed)
+ * plus about 100 bytes per chunk.
+ *
+ * <p>Functions that call the map: a function passed to {@code compute}, {@code computeIfAbsent},
+ * {@code computeIfPresent}, {@code merge} or to a zero-copy in-place update runs on the caller's thread while the
+ * operation holds its key's value locked and keeps its chunk of entries from being rebalanced. A call from the
+ * function to the same map that would wait for the function itself throws {@link IllegalStateException}
+ * ("Recursive update", as {@link java.util.concurrent.ConcurrentHashMap} does) and changes nothing: an update of
+ * the same key; a copying read of it ({@code get}, a value or entry scan reaching it); an insert that fills the
+ * chunk the operation is in, or one that must wait for a rebalance (by another thread) that waits for the
+ * operation; {@code close()}. Reads of other keys, key-only scans, zero-copy {@code get} and inserts that fit
+ * work; a nested read of a key being computed while absent sees it absent. Which calls can wait depends on how
+ * the entries are laid out in chunks and on other threads' rebalances, so a function should still not rely on
+ * calling the map; two functions on different threads that each update the other's key deadlock, as in
+ * {@code ConcurrentHashMap}.
+ *
+ * <p>Range views ({@code subMap}, {@code headMap}, {@code tailMap}, and their zero-copy versions) treat a key
+ * outside their bounds as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps do: reads and removals
+ * answer as for an absent key, insertions throw {@link IllegalArgumentException}, {@code compute} and
+ * {@code computeIfAbsent} call their function as for an absent key and throw only if it returns a value.
  *
  * <p>Nulls are rejected as keys and values with {@link NullPointerException}. After {@link #close()}, every
  * method that reads or changes entries throws {@link IllegalStateException}.

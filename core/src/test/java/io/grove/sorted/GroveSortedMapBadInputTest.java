@@ -697,6 +697,11 @@ class GroveSortedMapBadInputTest {
         assertNull(desc.get("a"));
         assertEquals("k3", desc.lastKey());
         assertEquals("k9", desc.firstKey());
+        assertNull(zcSub.get("a"));
+        assertFalse(zcSub.remove("z"));
+        assertFalse(zcSub.computeIfPresent("k5", v -> {
+            throw new AssertionError("the computer ran for a key outside the range");
+        }));
         assertUnchanged(before, map, "queries outside the range");
         // Inside the range, the views write through.
         assertNull(sub.put("k2a", "x"));

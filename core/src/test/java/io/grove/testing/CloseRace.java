@@ -17,20 +17,29 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code close()} while operations run, for either map. A victim map and a bystander map share one pool; workers
  * hammer the victim with every kind of operation until a closer thread closes it in the middle of their work; one
- * bystander thread owns the bystander map and keeps a model of it, writing small entries of several sizes, so that
- * memory the close frees is reused at once by the bystander.
+ * bystander thread owns the bystander map and keeps a model of it, writing small entries of several sizes (among
+ * them the victim's own key and value sizes) under keys the victim never holds, so that memory the close frees is
+ * reused at once by the bystander, with bytes that cannot pass for the victim's.
  *
  * <p>Checked: every operation on the victim either completes or throws {@link IllegalStateException} (a handle
  * read may also throw {@link ConcurrentModificationException}), and once a worker saw the close, all its later
- * operations throw {@link IllegalStateException}; no worker hangs (the run's cap); the bystander map equals its
- * model throughout and at the end — an operation of the closed map that wrote into memory the bystander reuses
- * would show there; once both maps are closed, the pool holds no live slice.
+ * operations throw {@link IllegalStateException}; every key a scan of the victim returns is one the victim can
+ * hold ({@link #checkKey}: an operation that read a key the close freed and the bystander reused would return
+ * another map's bytes); no worker hangs (the run's cap); the bystander map equals its model throughout and at the
+ * end — an operation of the closed map that wrote into memory the bystander reuses would show there; once both
+ * maps are closed, the pool holds no live slice.
  */
 public final class CloseRace {
     private static final int ROUNDS = 12;
     private static final int OPERATIONS_BEFORE_CLOSE = 4_000;
     private static final int BYSTANDER_WRITES_AFTER_CLOSE = 20_000;
-    private static final int KEYS = 512;
+    /**
+     * The victim's keys are 0 to {@code KEYS - 1}, all present when the workers start (so the close frees enough
+     * slices for the pool to make them reusable while operations still run); the bystander's start at
+     * {@link #BYSTANDER_KEYS}.
+     */
+    private static final int KEYS = 2048;
+    private static final long BYSTANDER_KEYS = 1L << 40;
 
     /** Opens a map of the suite's kind on a shared pool. */
     public interface Opener<V> {
@@ -64,6 +73,9 @@ public final class CloseRace {
         try (MemoryPool pool = MemoryPool.builder().blockSize(1 << 16).memoryLimit(64L << 20).build()) {
             Victim<Long> victim = victims.open(pool);
             Victim<byte[]> bystander = bystanders.open(pool);
+            for (long key = 0; key < KEYS; key++) {
+                victim.map().put(key, key);
+            }
             AtomicLong victimOperations = new AtomicLong();
             AtomicInteger sawClose = new AtomicInteger();
             AtomicLong bystanderWrites = new AtomicLong();
@@ -104,14 +116,14 @@ public final class CloseRace {
                 Map<Long, byte[]> model = new HashMap<>();
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 for (long i = 0; run.proceed(i) && (sawClose.get() < workers || i < BYSTANDER_WRITES_AFTER_CLOSE); i++) {
-                    long key = random.nextInt(KEYS);
+                    long key = BYSTANDER_KEYS + random.nextInt(KEYS);
                     if (random.nextInt(4) == 0) {
                         assertArrayEquals(model.remove(key), map.remove(key), "bystander remove of " + key);
                     } else {
                         byte[] value = bystanderValue(key, i);
                         assertArrayEquals(model.put(key, value), map.put(key, value), "bystander put of " + key);
                     }
-                    long probe = random.nextInt(KEYS);
+                    long probe = BYSTANDER_KEYS + random.nextInt(KEYS);
                     assertArrayEquals(model.get(probe), map.get(probe), "bystander get of " + probe);
                     bystanderWrites.incrementAndGet();
                 }
@@ -152,7 +164,7 @@ public final class CloseRace {
             case 8 -> {
                 int n = 0;
                 for (var it = map.keySet().iterator(); it.hasNext() && n < 8; n++) {
-                    it.next();
+                    checkKey(it.next(), "keySet iteration");
                 }
             }
             case 9 -> victim.own().run(map, key, random);
@@ -160,9 +172,23 @@ public final class CloseRace {
         }
     }
 
-    /** Values of 32 or 96 bytes, small like the victim's own records, so freed ones are reused here. */
+    /**
+     * Fails unless {@code key}, which a scan or navigation of the victim returned, is one the victim can hold;
+     * {@code how} names the operation. {@code null} (nothing found) passes.
+     */
+    public static void checkKey(Long key, String how) {
+        if (key != null && (key < 0 || key >= KEYS)) {
+            throw new AssertionError(how + " returned key " + key + ", which the map never held (its keys are 0 to "
+                    + (KEYS - 1) + "): bytes of a slice the close freed and another map reused");
+        }
+    }
+
+    /**
+     * Values of 8, 32 or 96 bytes, small like the victim's own records (8 bytes: the size of the victim's keys and
+     * values), so freed ones are reused here.
+     */
     private static byte[] bystanderValue(long key, long i) {
-        byte[] value = new byte[(i & 1) == 0 ? 32 : 96];
+        byte[] value = new byte[i % 3 == 0 ? 8 : i % 3 == 1 ? 32 : 96];
         for (int b = 0; b < value.length; b++) {
             value[b] = (byte) (key * 31 + i + b);
         }

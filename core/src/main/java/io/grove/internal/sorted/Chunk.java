@@ -24,9 +24,15 @@ import java.lang.invoke.VarHandle;
  * are written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
  * (I3) while {@link #state} is {@link #ACTIVE} entries change only inside a {@link #publish}ed operation; a
  * rebalancer freezes the chunk ({@link #freeze}) and waits until no operation is published, after which the list
- * and every entry's value reference are fixed; (I4) a key slice of an entry whose value is 0 when the chunk is
- * replaced is deleted only after {@link #state} became {@link #REPLACED}, so a search of this chunk is valid if
+ * and every entry's value reference are fixed; (I4) a key slice an entry refers to is deleted only after
+ * {@link #state} became {@link #REPLACED} (a rebalance deletes the keys of entries without a value; the map's
+ * close, which retires its chunks without replacing them, deletes all), so a search of this chunk is valid if
  * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads).
+ *
+ * <p>A chunk the close retired stays in the index for good. So a thread that finds a chunk replaced and would
+ * look for its successor in the index again must first check that the map is open ({@link Closing#check}): it
+ * would find the same chunk for ever. The close marks the map closed before it retires any chunk, and the state
+ * is read with acquire semantics, so whoever sees a retired chunk sees the map closed.
  *
  * <p>Publish and freeze are a Dekker pair: a writer increments {@link #pending} then reads {@link #state}; a
  * rebalancer CASes {@link #state} then reads {@link #pending}. Both are volatile, so one of them sees the other:
@@ -51,7 +57,6 @@ final class Chunk {
     private static final VarHandle PENDING;
     private static final VarHandle STATE;
     private static final VarHandle LIVE;
-    private static final VarHandle DEAD;
 
     static {
         try {
@@ -61,7 +66,6 @@ final class Chunk {
             PENDING = l.findVarHandle(Chunk.class, "pending", int.class);
             STATE = l.findVarHandle(Chunk.class, "state", int.class);
             LIVE = l.findVarHandle(Chunk.class, "live", int.class);
-            DEAD = l.findVarHandle(Chunk.class, "dead", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -71,7 +75,9 @@ final class Chunk {
     final Key minKey;
     /** The end of the range, exclusive; {@code null} for the last chunk (plus infinity). */
     final Key upperKey;
+    /** Entries the chunk's array holds: the most entries it can take before a rebalance ({@link Rebalancer}). */
     final int capacity;
+    /** The entries the chunk was built with, sorted, at the start of its array. */
     final int sortedCount;
     private final long[] entries;
     @SuppressWarnings("unused") private volatile int allocated;
@@ -81,8 +87,8 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile int state;
     /** Entries with a value. */
     @SuppressWarnings("unused") private volatile int live;
-    /** Removals since the chunk was made: a hint of what a compaction would drop (a later put may revive one). */
-    @SuppressWarnings("unused") private volatile int dead;
+    /** The chunk whose rebalance froze this one (itself, or a neighbour that engaged it); null until recorded. */
+    private volatile Chunk frozenFor;
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
@@ -220,11 +226,6 @@ final class Chunk {
         return (int) (window & NEXT_MASK) - 1;
     }
 
-    /** The entry with the probe's key, or {@link #NONE}. */
-    int find(Keys keys, MemorySegment probe, int length) {
-        return holding(keys, probe, length, window(keys, probe, length, false));
-    }
-
     /** The entry with the probe's key given the probe's (exclusive) {@link #window}, or {@link #NONE}. */
     int holding(Keys keys, MemorySegment probe, int length, long window) {
         int candidate = successorOf(window);
@@ -315,6 +316,19 @@ final class Chunk {
         return STATE.compareAndSet(this, ACTIVE, FROZEN);
     }
 
+    /** Records, right after its {@link #freeze}, that the rebalance of {@code rebalanced} froze this chunk. */
+    void frozenFor(Chunk rebalanced) {
+        frozenFor = rebalanced;
+    }
+
+    /**
+     * The chunk whose rebalance froze this one, or {@code null} if not (yet) recorded: chunks frozen by one
+     * rebalance are replaced together, once each of them is drained.
+     */
+    Chunk frozenFor() {
+        return frozenFor;
+    }
+
     boolean hasPending() {
         return (int) PENDING.getVolatile(this) != 0;
     }
@@ -323,12 +337,16 @@ final class Chunk {
         return (int) STATE.getVolatile(this) == ACTIVE;
     }
 
-    /** Orders the reads before it, then tells whether the chunk was replaced (its dead keys may be reused). */
+    /**
+     * Orders the reads before it, then tells whether the chunk was replaced, or retired by the map's close (its
+     * keys may be reused).
+     */
     boolean isReplaced() {
         VarHandle.loadLoadFence();
         return (int) STATE.getAcquire(this) == REPLACED;
     }
 
+    /** Marks the chunk replaced, by its rebalancer once the new chunks are in the index, or by the map's close. */
     void markReplaced() {
         STATE.setVolatile(this, REPLACED);
     }
@@ -339,14 +357,22 @@ final class Chunk {
         LIVE.getAndAdd(this, delta);
     }
 
-    /** Counts a removal; returns the dead entries now. */
-    int removed() {
-        LIVE.getAndAdd(this, -1);
-        return (int) DEAD.getAndAdd(this, 1) + 1;
-    }
-
     int live() {
         return (int) LIVE.getVolatile(this);
+    }
+
+    /**
+     * The entries taken from the array so far, linked or not: those it was built with and those inserts took
+     * since. {@code allocated() - live()} are the entries a compaction would drop (removed keys, slots whose link
+     * lost a race, and inserts not yet given their value).
+     */
+    int allocated() {
+        return Math.min(capacity, (int) ALLOCATED.getVolatile(this));
+    }
+
+    /** Whether inserts took entries since the chunk was built. */
+    boolean tookInserts() {
+        return allocated() > sortedCount;
     }
 
     /** Bytes of heap the chunk takes, about. */

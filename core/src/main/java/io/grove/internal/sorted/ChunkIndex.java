@@ -87,6 +87,13 @@ final class ChunkIndex {
         return i >= 0 && i + 1 < a.length ? a[i + 1] : null;
     }
 
+    /** The chunk right before {@code c} in the current array, or {@code null} if {@code c} is first or not current. */
+    Chunk predecessor(Chunk c) {
+        Chunk[] a = chunks;
+        int i = indexOf(a, c);
+        return i > 0 ? a[i - 1] : null;
+    }
+
     /**
      * Replaces the consecutive chunks {@code old} (frozen by the caller, so no other thread replaces them) by
      * {@code fresh}, which cover the same range, in one CAS.
@@ -115,10 +122,6 @@ final class ChunkIndex {
             }
         }
         return -1;
-    }
-
-    int size() {
-        return chunks.length;
     }
 
     @Override

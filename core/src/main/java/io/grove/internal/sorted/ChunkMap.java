@@ -2,94 +2,72 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
-import io.grove.internal.view.SliceResizer;
 import io.grove.serial.Serializer;
-import io.grove.view.ResizableView;
 import java.util.Collections;
 import java.util.ConcurrentModificationException;
 import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
- * The single-key operations of an ordered map (Oak §4): locate the key's chunk, publish there, find or insert the
- * entry, and change its value under the value's lock.
+ * The single-key operations of an ordered map (Oak §4): locate the key's chunk, read its value, or publish there,
+ * find or insert the entry and let {@link EntryUpdates} change its value; and the whole map's life cycle.
  *
  * <h2>Implementation notes</h2>
  *
  * <p>Notation: {@code s} the calling thread's {@link Scratch} (probe key, views), {@code c} a chunk, {@code e} an
- * entry of it, {@code old} the value reference an entry held when read, {@code locked} the header under which
- * the caller holds a value's lock, {@code fresh} a private value slice not yet in any entry.
+ * entry of it, {@code fresh} a private value slice not yet in any entry.
  *
  * <p>Reads ({@code get}, {@code containsKey}, the zero-copy {@code get}) neither publish nor lock: locate,
  * search, check the chunk was not replaced during the search (Chunk I4: the key bytes read were live), read the
- * entry's value reference (volatile) and the value optimistically ({@link Values#read}). Linearization point: the
- * read of a value reference of 0, or the first header read of a value that then proves stable. A read that meets a
- * frozen chunk needs no help: no entry of it changes until it is replaced, so it shows the map as it was at some
- * moment inside the read.
+ * entry's value reference (volatile) and the value optimistically ({@link Values#read}); a value that left its
+ * entry meanwhile sends the read back to the search ({@link #lookUp}). Linearization point: the read of a value
+ * reference of 0, or the first header read of a value that then proves stable. A read that meets a frozen chunk
+ * needs no help: no entry of it changes until it is replaced, so it shows the map as it was at some moment
+ * inside the read.
  *
- * <p>Updates: (1) make the new value's slice, outside any publish (serializers are user code); (2) locate the
- * chunk and publish (a frozen chunk: wait for its rebalance and retry); (3) find the entry, or allocate and link
- * one (a full chunk: unpublish, rebalance, retry); a put-if-absent that already searched the chunk unpublished,
- * to see whether the key was present, publishes in that chunk and reuses its search if the chunk is still active
- * (Scratch#searched); (4) if the entry's value is 0, CAS it to the new value
- * (linearization point of an insertion); otherwise lock the value, decide, and either unlock (no change) or CAS
- * the entry to the new value or to 0 and retire the old value (linearization point: the CAS; no other thread can
- * change the entry meanwhile, since that needs the same lock); (5) unpublish, and compact the chunk if removals
- * reached half its capacity.
+ * <p>Updates ({@link #update}): (1) make the given value's slice, outside any publish (serializers are user
+ * code); an insert that keeps a present value first looks whether the key is present, without publishing; (2)
+ * locate the chunk and publish (a frozen chunk: wait for its rebalance and retry); (3) find the entry, or allocate
+ * and link one (a full chunk: unpublish, rebalance, retry); an update that already searched the chunk unpublished
+ * publishes in that chunk and reuses its search if the chunk is still active (Scratch#searched); (4) change the
+ * entry's value ({@link EntryUpdates}: the linearization points are there); (5) unpublish, and, if the update left
+ * an entry without a value, compact the chunk when its dead entries call for it ({@link Rebalancer#compact}).
  *
- * <p>{@code compute} and {@code computeIfAbsent} on an absent key install a locked placeholder value first
- * ({@link ValueHeader#ABSENT}), so their function runs exactly once and no other update of the key can slip in;
- * readers treat the placeholder as no value, so the key stays absent until the function's result replaces it.
- * Every function runs while its key's value is locked and its chunk is published: it must be short and must not
- * use the map.
+ * <p>Every user function runs while its key's value is locked and its chunk is published, and is recorded in
+ * {@link #calls} meanwhile (the locked value and the chunk: a CAS to claim a slot and a few plain writes, only
+ * around the function, nothing for operations without one). A function that calls the map again does so on the
+ * same thread; where the nested call would wait for what its own operation holds, it throws "Recursive update"
+ * before changing anything: waiting for the value lock (Values), for the drain of a rebalance of the chunk
+ * (checked before freezing it) or for a replacement that waits for that drain (Rebalancer#awaitReplaced), and on
+ * {@code close()}. Waits check the registry only after spinning a while, so uncontended paths pay nothing.
  */
 final class ChunkMap<K, V> {
-    static final int PUT = 0;
-    static final int PUT_IF_ABSENT = 1;
-    static final int MERGE = 2;
-    static final int COMPUTE = 3;
-    static final int COMPUTE_IF_ABSENT = 4;
-    static final int ZC_PUT = 5;
-    static final int ZC_PUT_IF_ABSENT = 6;
-    static final int ZC_UPSERT = 7;
-    /** Kinds from here on never insert a new entry. */
-    static final int REPLACE = 8;
-    static final int REPLACE_IF_EQUAL = 9;
-    static final int REMOVE = 10;
-    static final int REMOVE_IF_EQUAL = 11;
-    static final int COMPUTE_IF_PRESENT = 12;
-    static final int ZC_REMOVE = 13;
-    static final int ZC_COMPUTE_IF_PRESENT = 14;
-
-    /** A decision to leave the value as it is. */
-    private static final Object KEEP = new Object();
-
     final Pool pool;
     final Serializer<K> keySerializer;
     final Values<V> values;
     final Keys keys;
     final ChunkIndex index;
     final Rebalancer rebalancer;
-    final int chunkSize;
+    private final EntryUpdates<K, V> entryUpdates;
     private final ScratchPool<Scratch> scratch;
     private final Closing closing = new Closing();
+    /** The operations running a user function now: lets a nested call that would wait for itself throw. */
+    final CallRegistry calls = new CallRegistry();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
         this.pool = pool;
         this.keySerializer = keySerializer;
-        this.values = new Values<>(pool, valueSerializer, closing);
+        this.values = new Values<>(pool, valueSerializer, closing, calls);
         this.keys = new Keys(pool, order);
-        this.chunkSize = chunkSize;
-        this.index = new ChunkIndex(
-                new Chunk(null, null, chunkSize, new long[0], new int[0], new long[0], new long[0], 0, 0));
-        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing);
+        this.index = new ChunkIndex(new Chunk(null, null, Rebalancer.capacityFor(0, chunkSize), new long[0],
+                new int[0], new long[0], new long[0], 0, 0));
+        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls);
+        this.entryUpdates = new EntryUpdates<>(pool, values, rebalancer, calls);
         this.scratch = new ScratchPool<>(() -> new Scratch(values));
     }
 
@@ -98,10 +76,6 @@ final class ChunkMap<K, V> {
         if (pool.isClosed()) {
             throw new IllegalStateException("the map's memory pool is closed");
         }
-    }
-
-    boolean isClosed() {
-        return closing.isClosed();
     }
 
     /** Marks the map closed; {@code false} if it already was. */
@@ -135,6 +109,7 @@ final class ChunkMap<K, V> {
             long window = c.window(keys, s.key(), s.keyLength(), false);
             int e = c.holding(keys, s.key(), s.keyLength(), window);
             if (c.isReplaced()) {
+                closing.check(); // a closed map's chunks stay in the index, retired
                 continue;
             }
             s.searched = c;
@@ -153,6 +128,44 @@ final class ChunkMap<K, V> {
         }
     }
 
+    /**
+     * What a lookup does with the value reference it found: a result, or {@link Values#RETRY} if the value left
+     * its entry meanwhile (the lookup then searches again). Implementations capture nothing: no allocation.
+     */
+    private interface ValueAction {
+        Object on(ChunkMap<?, ?> map, Scratch s, long ref);
+    }
+
+    /** The value, deserialized ({@code null} if a placeholder took its place: absent). */
+    private static final ValueAction READ = (map, s, ref) -> map.values.read(ref, s.valueView);
+    /** A handle on the value's bytes. */
+    private static final ValueAction HANDLE = (map, s, ref) -> {
+        try {
+            return new SliceHandle(map.pool).pointAt(ref, ValueHeader.HEADER, -1);
+        } catch (ConcurrentModificationException gone) {
+            return Values.RETRY;
+        }
+    };
+    /** Only that the key is present. */
+    private static final ValueAction PRESENCE = (map, s, ref) -> Boolean.TRUE;
+
+    /**
+     * Looks up the probe's key and applies {@code action} to its value, again from the search as long as the
+     * value leaves its entry in between: the action's result, or {@code null} if the key is absent.
+     */
+    private Object lookUp(Scratch s, ValueAction action) {
+        while (true) {
+            long ref = valueRefOf(s);
+            if (ref == 0) {
+                return null;
+            }
+            Object result = action.on(this, s, ref);
+            if (result != Values.RETRY) {
+                return result;
+            }
+        }
+    }
+
     V get(K key) {
         Scratch s = begin(key);
         try {
@@ -163,17 +176,8 @@ final class ChunkMap<K, V> {
     }
 
     @SuppressWarnings("unchecked")
-    V get(Scratch s) {
-        while (true) {
-            long old = valueRefOf(s);
-            if (old == 0) {
-                return null;
-            }
-            Object value = values.read(old, s.valueView);
-            if (value != Values.RETRY) {
-                return (V) value;
-            }
-        }
+    private V get(Scratch s) {
+        return (V) lookUp(s, READ);
     }
 
     boolean containsKey(K key) {
@@ -189,17 +193,7 @@ final class ChunkMap<K, V> {
     SliceHandle handle(K key) {
         Scratch s = begin(key);
         try {
-            while (true) {
-                long old = valueRefOf(s);
-                if (old == 0) {
-                    return null;
-                }
-                try {
-                    return new SliceHandle(pool).pointAt(old, ValueHeader.HEADER, -1);
-                } catch (ConcurrentModificationException replaced) {
-                    // the value left its entry after the lookup: look again
-                }
-            }
+            return (SliceHandle) lookUp(s, HANDLE);
         } finally {
             s.release();
         }
@@ -207,38 +201,40 @@ final class ChunkMap<K, V> {
 
     // ---- updates
 
-    /** Runs a single-key update of kind {@code kind} (see the constants); returns what that kind returns. */
-    Object update(K key, int kind, V value, V expected, Object function) {
+    /**
+     * Runs {@code op} on {@code key} with the arguments it uses (see {@link Update}: the given {@code value}, the
+     * {@code expected} one, the user's {@code function}); returns what {@code op} returns.
+     */
+    Object update(K key, Update op, V value, V expected, Object function) {
         Scratch s = begin(key);
         long fresh = 0;
         try {
-            if (kind == PUT || kind == PUT_IF_ABSENT || kind == MERGE || kind == ZC_PUT || kind == ZC_PUT_IF_ABSENT
-                    || kind == ZC_UPSERT) {
+            if (op.ifAbsent == Update.IfAbsent.INSERT) {
                 Objects.requireNonNull(value, "value");
-                if (kind == PUT_IF_ABSENT || kind == ZC_PUT_IF_ABSENT) {
-                    Object present = presentValue(s, kind);
-                    if (present != null) {
-                        return present;
+                if (op.looksFirst()) {
+                    Object present = lookUp(s, op.readsValue() ? READ : PRESENCE);
+                    if (present != null) { // (null: absent, or a placeholder: go on to the locked path)
+                        return op.result(true, present, present, false);
                     }
                 }
                 fresh = values.write(value, s.writeView);
             }
-            int e = enter(s, kind < REPLACE);
+            int e = enter(s, op.inserts());
             if (e == Chunk.NONE) {
-                return absentResult(kind);
+                return op.result(false, null, null, false);
             }
             Chunk c = s.chunk;
-            Outcome outcome = s.outcome;
+            EntryUpdates.Outcome outcome = s.outcome;
             outcome.reset();
             try {
-                return updateEntry(s, c, e, kind, key, value, expected, function, fresh);
+                return entryUpdates.apply(s, c, e, op, key, value, expected, function, fresh);
             } finally {
                 c.unpublish();
                 if (outcome.freshUsed) {
                     fresh = 0;
                 }
-                if (outcome.compact && c.isActive()) {
-                    rebalancer.rebalance(c);
+                if (outcome.compact) {
+                    rebalancer.compact(c);
                 }
             }
         } finally {
@@ -247,31 +243,6 @@ final class ChunkMap<K, V> {
             }
             s.release();
         }
-    }
-
-    /** For a put-if-absent: the present value ({@code Boolean.FALSE} for the zero-copy kind), or null. */
-    private Object presentValue(Scratch s, int kind) {
-        while (true) {
-            long old = valueRefOf(s);
-            if (old == 0) {
-                return null;
-            }
-            if (kind == ZC_PUT_IF_ABSENT) {
-                return Boolean.FALSE;
-            }
-            Object value = values.read(old, s.valueView);
-            if (value != Values.RETRY) {
-                return value; // null (a placeholder appeared): go on to the locked path
-            }
-        }
-    }
-
-    private static Object absentResult(int kind) {
-        return switch (kind) {
-            case REPLACE_IF_EQUAL, REMOVE_IF_EQUAL, ZC_REMOVE, ZC_COMPUTE_IF_PRESENT -> Boolean.FALSE;
-            case ZC_PUT_IF_ABSENT, ZC_UPSERT -> Boolean.TRUE;
-            default -> null;
-        };
     }
 
     /**
@@ -351,153 +322,6 @@ final class ChunkMap<K, V> {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private Object updateEntry(Scratch s, Chunk c, int e, int kind, K key, V value, V expected, Object function,
-            long fresh) {
-        Outcome outcome = s.outcome;
-        while (true) {
-            long old = c.valueRef(e);
-            if (old == 0) {
-                switch (kind) {
-                    case PUT, PUT_IF_ABSENT, MERGE, ZC_PUT, ZC_PUT_IF_ABSENT, ZC_UPSERT -> {
-                        if (c.casValue(e, 0, fresh)) {
-                            c.addLive(1);
-                            outcome.freshUsed = true;
-                            return kind == MERGE ? value : absentResult(kind);
-                        }
-                        continue;
-                    }
-                    case COMPUTE, COMPUTE_IF_ABSENT -> {
-                        long placeholder = values.placeholder();
-                        if (!c.casValue(e, 0, placeholder)) {
-                            pool.deletePrivate(placeholder);
-                            continue;
-                        }
-                        return computeAbsent(s, c, e, placeholder, kind, key, function);
-                    }
-                    default -> {
-                        return absentResult(kind);
-                    }
-                }
-            }
-            long locked = values.lock(old);
-            if (locked == -1) {
-                continue; // the value left the entry: read it again
-            }
-            boolean held = true;
-            try {
-                if (kind == ZC_COMPUTE_IF_PRESENT || kind == ZC_UPSERT) {
-                    held = false;
-                    updateInPlace(s, c, e, old, locked, (Consumer<? super ResizableView>) function);
-                    return kind == ZC_UPSERT ? Boolean.FALSE : Boolean.TRUE;
-                }
-                V current = kind == ZC_PUT || kind == ZC_PUT_IF_ABSENT || kind == ZC_REMOVE ? null
-                        : values.readLocked(old, s.valueView);
-                Object next;
-                Object result;
-                switch (kind) {
-                    case PUT, REPLACE -> { next = value; result = current; }
-                    case ZC_PUT -> { next = value; result = null; }
-                    case PUT_IF_ABSENT, COMPUTE_IF_ABSENT -> { next = KEEP; result = current; }
-                    case ZC_PUT_IF_ABSENT -> { next = KEEP; result = Boolean.FALSE; }
-                    case REPLACE_IF_EQUAL -> {
-                        boolean equal = current.equals(expected);
-                        next = equal ? value : KEEP;
-                        result = equal;
-                    }
-                    case REMOVE -> { next = null; result = current; }
-                    case ZC_REMOVE -> { next = null; result = Boolean.TRUE; }
-                    case REMOVE_IF_EQUAL -> {
-                        boolean equal = current.equals(expected);
-                        next = equal ? null : KEEP;
-                        result = equal;
-                    }
-                    case COMPUTE, COMPUTE_IF_PRESENT -> {
-                        next = ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, current);
-                        result = next;
-                    }
-                    case MERGE -> {
-                        next = ((BiFunction<? super V, ? super V, ? extends V>) function).apply(current, value);
-                        result = next;
-                    }
-                    default -> throw new AssertionError(kind);
-                }
-                if (next == KEEP) {
-                    return result;
-                }
-                if (next == null) {
-                    c.casValue(e, old, 0);
-                    held = false;
-                    values.retire(old, locked);
-                    outcome.compact = rebalancer.shouldCompact(c.removed());
-                    return result;
-                }
-                long replacement;
-                if (next == value && fresh != 0) {
-                    replacement = fresh;
-                    outcome.freshUsed = true;
-                } else {
-                    replacement = values.write((V) next, s.writeView);
-                }
-                c.casValue(e, old, replacement);
-                held = false;
-                values.retire(old, locked);
-                return result;
-            } finally {
-                if (held) {
-                    values.unlock(old, locked);
-                }
-            }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private Object computeAbsent(Scratch s, Chunk c, int e, long placeholder, int kind, K key, Object function) {
-        long locked = ValueHeader.LOCKED_PLACEHOLDER;
-        boolean installed = false;
-        try {
-            V next = kind == COMPUTE
-                    ? ((BiFunction<? super K, ? super V, ? extends V>) function).apply(key, null)
-                    : ((Function<? super K, ? extends V>) function).apply(key);
-            if (next != null) {
-                long ref = values.write(next, s.writeView);
-                c.casValue(e, placeholder, ref);
-                c.addLive(1);
-                installed = true;
-            }
-            return next;
-        } finally {
-            if (!installed) {
-                c.casValue(e, placeholder, 0);
-            }
-            values.retire(placeholder, locked);
-        }
-    }
-
-    /**
-     * Runs {@code computer} on value {@code old} of entry {@code e}, locked as {@code locked}, in place; a resize
-     * moves the value to a new slice, which replaces the old one in the entry when the computer returns or throws
-     * (the bytes written so far stay written). Unlocks in every case.
-     */
-    private void updateInPlace(Scratch s, Chunk c, int e, long old, long locked,
-            Consumer<? super ResizableView> computer) {
-        SliceResizer resizer = s.resizer;
-        resizer.start(old, ValueHeader.HEADER);
-        SegmentView view = s.writeView;
-        try {
-            view.open(values.block(old), values.bytesOffset(old), values.size(old), true, resizer);
-            computer.accept(view);
-        } finally {
-            view.close();
-            if (resizer.moved()) {
-                c.casValue(e, old, resizer.current());
-                values.retire(old, locked);
-            } else {
-                values.unlock(old, locked);
-            }
-        }
-    }
-
     // ---- keys and scans
 
     /** {@code key} serialized on the heap (for bounds and range checks). */
@@ -518,7 +342,7 @@ final class ChunkMap<K, V> {
 
     Cursor cursor(boolean descending, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         checkOpen();
-        return new Cursor(keys, index, values, descending, lo, loInclusive, hi, hiInclusive);
+        return new Cursor(keys, index, values, closing, descending, lo, loInclusive, hi, hiInclusive);
     }
 
     /**
@@ -580,9 +404,12 @@ final class ChunkMap<K, V> {
      * Deletes every key and value slice of the map, on close (after {@link #markClosed}), while operations may
      * still run. Each chunk is frozen for good first (a chunk a rebalancer froze is waited for and its
      * replacements taken instead), and its writers are drained: no entry or value is linked into it afterwards,
-     * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Each value is deleted
-     * under its lock, so an in-place update that holds it finishes first and nobody writes into memory the pool
-     * hands to another map; writers that come later find the value gone and throw ({@link Closing}).
+     * and later writers, which cannot publish, throw ({@link Rebalancer#awaitReplaced}). Then the chunk is retired
+     * (marked replaced) before any of its keys is deleted (Chunk I4): a reader or scan that copied a key meanwhile
+     * finds the chunk replaced after the copy, drops what it read and, looking again, finds the map closed and
+     * throws. Each value is deleted under its lock, so an in-place update that holds it finishes first and nobody
+     * writes into memory the pool hands to another map; writers that come later find the value gone and throw
+     * ({@link Closing}).
      */
     void freeAll() {
         Set<Chunk> freed = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -601,6 +428,7 @@ final class ChunkMap<K, V> {
                     continue;
                 }
                 Rebalancer.drain(c);
+                c.markReplaced();
                 freeEntries(c);
                 freed.add(c);
             }
@@ -617,17 +445,6 @@ final class ChunkMap<K, V> {
                     values.retire(value, locked);
                 }
             }
-        }
-    }
-
-    /** What an update did besides its result, read by {@link #update} after it. */
-    static final class Outcome {
-        boolean freshUsed;
-        boolean compact;
-
-        void reset() {
-            freshUsed = false;
-            compact = false;
         }
     }
 }

@@ -40,6 +40,8 @@ final class Cursor {
     private final Keys keys;
     private final ChunkIndex index;
     private final Values<?> values;
+    /** A closed map's chunks stay in the index, retired: a cursor that finds one replaced checks this first. */
+    private final Closing closing;
     private final boolean descending;
     /** The range; a {@code null} bound is open. */
     private final Key lo;
@@ -75,11 +77,12 @@ final class Cursor {
     /** What {@link #touch} read, kept so that its reads are not optimized away. */
     private long touched;
 
-    Cursor(Keys keys, ChunkIndex index, Values<?> values, boolean descending, Key lo, boolean loInclusive, Key hi,
-            boolean hiInclusive) {
+    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, boolean descending, Key lo,
+            boolean loInclusive, Key hi, boolean hiInclusive) {
         this.keys = keys;
         this.index = index;
         this.values = values;
+        this.closing = closing;
         this.descending = descending;
         this.lo = lo;
         this.loInclusive = loInclusive;
@@ -162,8 +165,12 @@ final class Cursor {
         return false;
     }
 
-    /** Re-finds the position in the current index, just past the last emitted key (or at the range's start). */
+    /**
+     * Re-finds the position in the current index, just past the last emitted key (or at the range's start), after
+     * the cursor found its chunk replaced. Throws {@link IllegalStateException} if the map was closed meanwhile.
+     */
     private int relocate() {
+        closing.check();
         if (lastKeyLength < 0) {
             return descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
         }
@@ -186,6 +193,7 @@ final class Cursor {
                 queuedTail = e;
                 return e;
             }
+            closing.check();
         }
     }
 
@@ -230,6 +238,7 @@ final class Cursor {
             if (!chunk.isReplaced()) {
                 return pop();
             }
+            closing.check();
         }
     }
 

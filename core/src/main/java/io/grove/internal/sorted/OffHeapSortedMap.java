@@ -4,14 +4,15 @@ import io.grove.GroveSortedMap;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopySortedMap;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.serial.Serializer;
 import java.util.Comparator;
 
 /**
  * {@link GroveSortedMap}: the whole-range ascending view of a {@link ChunkMap}, plus the map's life cycle. Its
- * algorithm is described in {@link ChunkMap} (operations), {@link Chunk} (entries), {@link ChunkIndex} (the
- * index), {@link Rebalancer} (splits, merges, compaction), {@link Values} (value locks and optimistic reads) and
- * {@link Cursor} (ordered scans).
+ * algorithm is described in {@link ChunkMap} (operations), {@link Update} and {@link EntryUpdates} (what each
+ * update does to its entry), {@link Chunk} (entries), {@link ChunkIndex} (the index), {@link Rebalancer} (splits,
+ * merges, compaction), {@link Values} (value locks and optimistic reads) and {@link Cursor} (ordered scans).
  */
 public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implements GroveSortedMap<K, V> {
     private final boolean ownsPool;
@@ -41,6 +42,10 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
 
     @Override
     public void close() {
+        if (map.calls.callerInside()) {
+            throw CallRegistry.recursiveUpdate("close() called from a function passed to an operation on this map; "
+                    + "the close would wait for the function to return");
+        }
         if (!map.markClosed()) {
             return;
         }

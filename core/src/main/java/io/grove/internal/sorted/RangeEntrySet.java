@@ -3,6 +3,7 @@ package io.grove.internal.sorted;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Spliterator;
 
 /** The entries of a {@link SortedRangeMap}: removal and {@code setValue} write through; adding is not supported. */
 final class RangeEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
@@ -15,6 +16,11 @@ final class RangeEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
     @Override
     public Iterator<Map.Entry<K, V>> iterator() {
         return map.iterator(RangeIterator.ENTRIES);
+    }
+
+    @Override
+    public Spliterator<Map.Entry<K, V>> spliterator() {
+        return ScanSpliterator.entries(map);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.SortedSet;
+import java.util.Spliterator;
 import java.util.concurrent.ConcurrentNavigableMap;
 
 /** The keys of a {@link SortedRangeMap} as a {@link NavigableSet}: removal writes through; adding is not supported. */
@@ -19,6 +20,11 @@ final class RangeKeySet<K> extends AbstractSet<K> implements NavigableSet<K> {
     @Override
     public Iterator<K> iterator() {
         return ((SortedRangeMap<K, ?>) map).iterator(RangeIterator.KEYS);
+    }
+
+    @Override
+    public Spliterator<K> spliterator() {
+        return ScanSpliterator.keys((SortedRangeMap<K, ?>) map);
     }
 
     @Override

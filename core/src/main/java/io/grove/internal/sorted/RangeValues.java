@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import java.util.AbstractCollection;
 import java.util.Iterator;
+import java.util.Spliterator;
 
 /** The values of a {@link SortedRangeMap} in its key order; iterator removal writes through. */
 final class RangeValues<V> extends AbstractCollection<V> {
@@ -14,6 +15,11 @@ final class RangeValues<V> extends AbstractCollection<V> {
     @Override
     public Iterator<V> iterator() {
         return map.iterator(RangeIterator.VALUES);
+    }
+
+    @Override
+    public Spliterator<V> spliterator() {
+        return ScanSpliterator.values(map);
     }
 
     @Override

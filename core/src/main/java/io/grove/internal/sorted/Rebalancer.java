@@ -2,10 +2,12 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 
 /**
  * Rebalance (Oak §3.2, "rebalance guarantees"): replaces a chunk that is full, or has many removed entries, by
- * chunks holding only its live entries, half full and sorted; an under-used chunk is merged with its successor.
+ * chunks holding only its live entries, sorted, with room for as many inserts again; under-used chunks are merged
+ * with a neighbour.
  *
  * <h2>Implementation notes</h2>
  *
@@ -16,12 +18,13 @@ import io.grove.internal.sync.Backoff;
  *   <li>Drain: wait until no operation is published in {@code c}; the list and every entry's value reference are
  *       then fixed (Chunk invariant I3). Values keep changing in place under their own locks: the new chunks
  *       refer to the same value slices, so nothing is lost.
- *   <li>Engage: if {@code c} holds fewer than a quarter of a chunk's entries, try to freeze and drain its
- *       successor {@code d} too (a failed CAS means {@code d} has its own rebalancer: go on alone). Freezing is a
+ *   <li>Engage: try to freeze and drain the successor {@code d} too if {@code c} or {@code d} is under-full
+ *       (fewer live entries than a quarter of the chunk size), and the predecessor {@code b} if {@code b} is
+ *       under-full. A failed CAS means that neighbour has its own rebalancer: go on without it. Freezing is a
  *       single CAS that never waits for another rebalancer, so rebalancers cannot deadlock.
- *   <li>Build: copy the live entries (value not 0) of {@code c} (and {@code d}) in list order into new chunks,
- *       each half full; the first takes {@code c}'s minimum, the last {@code c}'s (or {@code d}'s) upper bound,
- *       the ones between the first key they hold.
+ *   <li>Build: copy the live entries (value not 0) of {@code b}, {@code c}, {@code d} in list order into new
+ *       chunks of at most half the chunk size each; the first takes the first old chunk's minimum, the last the
+ *       last one's upper bound, the ones between the first key they hold.
  *   <li>Replace: one CAS of the index array (the linearization point: before it every operation on the range
  *       uses the frozen chunks, after it the new ones).
  *   <li>Mark the old chunks REPLACED (their waiters retry), then delete the key slices of their removed
@@ -32,52 +35,109 @@ import io.grove.internal.sync.Backoff;
  * (nothing lost, nothing resurrected, since no entry changed after the drain); the ranges still partition the
  * key space; operations that failed to publish retry on the new chunks.
  *
- * <p>Removed keys are compacted too (Oak rebalanced only on inserts): a removal that brings a chunk's removals to
- * half its capacity starts a rebalance, so a put/remove churn keeps the memory of keys bounded.
+ * <p>Sizes. A new chunk's array holds twice the entries it is built with (at least {@value #MIN_CAPACITY}, at
+ * most the chunk size), so every rebalance allocates in proportion to the entries it moves, not to the chunk
+ * size: a chunk left with a few entries costs a few hundred bytes of heap, and rebuilding it costs as little. A
+ * chunk that fills up is rebuilt with twice the room (or split), so inserts pay O(1) amortized for the copies.
+ *
+ * <p>Removed keys are compacted too (Oak rebalanced only on inserts): when an operation leaves an entry without
+ * a value, the chunk is compacted if its dead entries ({@link Chunk#allocated} less {@link Chunk#live}) reach
+ * half its allocated entries, and at least {@link #minDead} if it took inserts since it was built. So a chunk
+ * keeps fewer dead keys than live ones plus {@code minDead}, and every compaction, whose garbage is proportional
+ * to the entries it handles, is paid for by as many removals as a constant fraction of them. The minimum is
+ * what lets a put/remove churn of a few keys (which revive their own entries, so the dead count never grows)
+ * run without rebuilding the chunk; a chunk that took no inserts since it was built compacts down to nothing as
+ * its entries are removed, so a map whose keys are all removed keeps none of them. An under-full chunk that no
+ * operation reaches any more is merged when a neighbour is rebalanced.
+ *
+ * <p>A user function (of {@code compute}, an in-place update...) runs while its operation is published in a
+ * chunk, so a rebalance of that chunk waits for it. If the function calls the map and the call needs such a
+ * rebalance, it would wait for itself: the rebalance checks, before freezing, that the calling thread is not
+ * inside a function of an operation published in the chunk (throwing "Recursive update" for a chunk it must
+ * rebalance, skipping a compaction or a neighbour it need not take), and each chunk records the rebalance that
+ * froze it ({@link Chunk#frozenFor}), so that a nested call waiting for a replacement can tell that the same
+ * rebalance also waits to drain a chunk its own operation is in ({@link #awaitReplaced}).
  */
 final class Rebalancer {
+    /** The fewest entries a chunk's array holds (fewer if the chunk size is smaller). */
+    static final int MIN_CAPACITY = 16;
+
     private final ChunkIndex index;
     /** Once the map is closed its chunks stay frozen for good: nobody may wait for a replacement then. */
     private final Closing closing;
     private final Keys keys;
     private final Pool pool;
+    /** The operations running a user function, with the chunk each is published in meanwhile. */
+    private final CallRegistry calls;
     private final int chunkSize;
+    /** The dead entries a chunk that took inserts since it was built keeps at least before a compaction. */
+    private final int minDead;
+    /** Fewer live entries than this make a chunk under-full. */
+    private final int underFull;
 
-    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing) {
+    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls) {
         this.closing = closing;
         this.index = index;
         this.keys = keys;
         this.pool = pool;
+        this.calls = calls;
         this.chunkSize = chunkSize;
+        this.minDead = Math.max(1, Math.min(MIN_CAPACITY, chunkSize / 4));
+        this.underFull = Math.max(1, chunkSize / 4);
     }
 
-    /** Whether a chunk with this many removals should be compacted. */
-    boolean shouldCompact(int removals) {
-        return removals >= Math.max(1, chunkSize / 2);
+    /** The capacity of a chunk built with {@code entries} entries, in a map of chunks of {@code chunkSize}. */
+    static int capacityFor(int entries, int chunkSize) {
+        return Math.min(chunkSize, Math.max(MIN_CAPACITY, 2 * entries));
     }
 
-    /** Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. */
+    /**
+     * Compacts {@code c} if it is still active, unless the calling thread is inside a user function of an
+     * operation published in it (a compaction is never needed at once: the next removal, or insert, will do).
+     */
+    void compact(Chunk c) {
+        if (c.isActive() && !calls.callerWithin(c)) {
+            rebalance(c);
+        }
+    }
+
+    /** Whether {@code c}, where an operation just left an entry without a value, should be compacted. */
+    boolean shouldCompact(Chunk c) {
+        int allocated = c.allocated();
+        int dead = allocated - c.live();
+        return dead >= Math.max(c.tookInserts() ? minDead : 1, allocated / 2);
+    }
+
+    /**
+     * Rebalances {@code c}, or waits for the thread that already does. Returns once {@code c} is replaced. Throws
+     * "Recursive update", changing nothing, if the calling thread is inside a user function of an operation
+     * published in {@code c}: the drain would wait for that operation, hence for itself.
+     */
     void rebalance(Chunk c) {
+        if (calls.callerWithin(c)) {
+            throw CallRegistry.recursiveUpdate("a call from a function passed to an operation on this map must "
+                    + "rebalance the chunk that operation is in (an insert filled it), and the rebalance would wait "
+                    + "for the function to return");
+        }
         if (!c.freeze()) {
             awaitReplaced(c);
             return;
         }
+        c.frozenFor(c);
         drain(c);
-        Chunk d = null;
-        if (c.live() < chunkSize / 4) {
-            Chunk next = index.successor(c);
-            if (next != null && next.freeze()) {
-                drain(next);
-                d = next;
-            }
+        Chunk before = engage(index.predecessor(c), c, false);
+        Chunk after = engage(index.successor(c), c, c.live() < underFull);
+        Chunk[] old = before == null ? after == null ? new Chunk[] {c} : new Chunk[] {c, after}
+                : after == null ? new Chunk[] {before, c} : new Chunk[] {before, c, after};
+        int allocated = 0;
+        for (Chunk chunk : old) {
+            allocated += chunk.allocated();
         }
-        Chunk[] old = d == null ? new Chunk[] {c} : new Chunk[] {c, d};
-        int capacity = c.capacity + (d == null ? 0 : d.capacity);
-        long[] keyRefs = new long[capacity];
-        int[] keyLengths = new int[capacity];
-        long[] keyPrefixes = new long[capacity];
-        long[] valueRefs = new long[capacity];
-        long[] deadKeys = new long[capacity];
+        long[] keyRefs = new long[allocated];
+        int[] keyLengths = new int[allocated];
+        long[] keyPrefixes = new long[allocated];
+        long[] valueRefs = new long[allocated];
+        long[] deadKeys = new long[allocated];
         int live = 0;
         int dead = 0;
         for (Chunk chunk : old) {
@@ -93,7 +153,8 @@ final class Rebalancer {
                 }
             }
         }
-        Chunk[] fresh = build(c.minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes, valueRefs, live);
+        Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
+                valueRefs, live);
         index.replace(old, fresh);
         for (Chunk chunk : old) {
             chunk.markReplaced();
@@ -101,6 +162,20 @@ final class Rebalancer {
         for (int i = 0; i < dead; i++) {
             pool.delete(deadKeys[i]);
         }
+    }
+
+    /**
+     * Freezes and drains the {@code neighbour} of a chunk being rebalanced if it or, when {@code together}, that
+     * chunk is under-full: the neighbour, or {@code null} if not wanted or it has its own rebalancer.
+     */
+    private Chunk engage(Chunk neighbour, Chunk c, boolean together) {
+        if (neighbour == null || !(together || neighbour.live() < underFull) || calls.callerWithin(neighbour)
+                || !neighbour.freeze()) {
+            return null; // (a neighbour an operation of this thread is in would never drain)
+        }
+        neighbour.frozenFor(c);
+        drain(neighbour);
+        return neighbour;
     }
 
     private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, long[] valueRefs,
@@ -113,7 +188,8 @@ final class Rebalancer {
         for (int i = 0; i < chunks; i++) {
             int to = (int) ((long) count * (i + 1) / chunks);
             Key end = i + 1 < chunks ? keys.copy(keyRefs[to], keyLengths[to]) : upper;
-            fresh[i] = new Chunk(lower, end, chunkSize, keyRefs, keyLengths, keyPrefixes, valueRefs, from, to - from);
+            fresh[i] = new Chunk(lower, end, capacityFor(to - from, chunkSize), keyRefs, keyLengths, keyPrefixes,
+                    valueRefs, from, to - from);
             lower = end;
             from = to;
         }
@@ -128,12 +204,29 @@ final class Rebalancer {
 
     /**
      * Waits until {@code c} is replaced by its rebalancer. Throws {@link IllegalStateException} once the map is
-     * closed: {@code c} may be frozen by the close, which never replaces it.
+     * closed: {@code c} may be frozen by the close, which never replaces it, or retired by it, and the caller
+     * would find it in the index again.
      */
     void awaitReplaced(Chunk c) {
-        for (int attempt = 0; !c.isReplaced(); attempt++) {
+        for (int attempt = 0; ; attempt++) {
             closing.check();
+            if (c.isReplaced()) {
+                return;
+            }
+            if (CallRegistry.timeToCheck(attempt) && waitsForCaller(c)) {
+                throw CallRegistry.recursiveUpdate("a call from a function passed to an operation on this map "
+                        + "waits for a rebalance that waits for that operation, hence for the function to return");
+            }
             Backoff.pause(attempt);
         }
+    }
+
+    /**
+     * Whether the replacement of frozen chunk {@code c} waits for the calling thread: its rebalance also froze a
+     * chunk (maybe {@code c}) in which an operation of this thread is published, running a user function.
+     */
+    private boolean waitsForCaller(Chunk c) {
+        Chunk rebalance = c.frozenFor();
+        return rebalance != null && calls.callerWithinAny(chunk -> ((Chunk) chunk).frozenFor() == rebalance);
     }
 }

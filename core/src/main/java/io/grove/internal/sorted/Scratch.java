@@ -27,7 +27,7 @@ final class Scratch extends ScratchPool.Reusable {
      */
     Chunk searched;
     long searchedWindow;
-    final ChunkMap.Outcome outcome = new ChunkMap.Outcome();
+    final EntryUpdates.Outcome outcome = new EntryUpdates.Outcome();
 
     Scratch(Values<?> values) {
         this.resizer = new SliceResizer(values.pool());

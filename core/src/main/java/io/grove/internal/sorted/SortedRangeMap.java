@@ -9,6 +9,7 @@ import java.util.NavigableSet;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -17,7 +18,10 @@ import java.util.function.Function;
  * A {@link ConcurrentNavigableMap} over a key range of a {@link ChunkMap}, in ascending or descending order: the
  * whole map ({@link OffHeapSortedMap}) and every sub-map, head map, tail map and descending map of it, with the
  * bound semantics of {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps: a key outside the range is
- * absent to reads and removals and rejected by insertions with {@link IllegalArgumentException}.
+ * absent to reads and removals and rejected by insertions with {@link IllegalArgumentException}; {@code compute}
+ * and {@code computeIfAbsent} call their function on it as on an absent key and throw only if it returns a value
+ * (CSLM's sub-maps inherit {@link ConcurrentMap}'s default methods, which do that), {@code merge} throws without
+ * calling its function.
  *
  * <p>Navigation works in view order: {@code first} of a descending view is the range's greatest key,
  * {@code ceiling} the greatest key at or below the argument in key order, and so on. Single-key operations are
@@ -49,9 +53,26 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     final K checkedKey(K key) {
         if (!inRange(key)) {
-            throw new IllegalArgumentException("key out of range: " + key);
+            throw outOfRange(key);
         }
         return key;
+    }
+
+    private static IllegalArgumentException outOfRange(Object key) {
+        return new IllegalArgumentException("key out of range: " + key);
+    }
+
+    /**
+     * What {@code compute} and {@code computeIfAbsent} return for a key outside the range once their function
+     * returned {@code computed}, as {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps (whose methods
+     * are {@link ConcurrentMap}'s defaults) do: {@code null}, or, for a value to insert, an
+     * {@link IllegalArgumentException}.
+     */
+    private static <V> V outOfRangeResult(Object key, V computed) {
+        if (computed != null) {
+            throw outOfRange(key);
+        }
+        return null;
     }
 
     @SuppressWarnings("unchecked")
@@ -75,20 +96,20 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @SuppressWarnings("unchecked")
     public V put(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.PUT, value, null, null);
+        return (V) map.update(checkedKey(key), Update.PUT, value, null, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V putIfAbsent(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.PUT_IF_ABSENT, value, null, null);
+        return (V) map.update(checkedKey(key), Update.PUT_IF_ABSENT, value, null, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V remove(Object key) {
-        return inRange(key) ? (V) map.update(cast(key), ChunkMap.REMOVE, null, null, null) : null;
+        return inRange(key) ? (V) map.update(cast(key), Update.REMOVE, null, null, null) : null;
     }
 
     @Override
@@ -98,35 +119,41 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (value == null || !inRange(key)) {
             return false;
         }
-        return (Boolean) map.update(cast(key), ChunkMap.REMOVE_IF_EQUAL, null, (V) value, null);
+        return (Boolean) map.update(cast(key), Update.REMOVE_IF_EQUAL, null, (V) value, null);
     }
 
     @Override
     public boolean replace(K key, V oldValue, V newValue) {
         Objects.requireNonNull(oldValue, "oldValue");
         Objects.requireNonNull(newValue, "newValue");
-        return (Boolean) map.update(checkedKey(key), ChunkMap.REPLACE_IF_EQUAL, newValue, oldValue, null);
+        return (Boolean) map.update(checkedKey(key), Update.REPLACE_IF_EQUAL, newValue, oldValue, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V replace(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (V) map.update(checkedKey(key), ChunkMap.REPLACE, value, null, null);
+        return (V) map.update(checkedKey(key), Update.REPLACE, value, null, null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> function) {
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.COMPUTE, null, null, function);
+        if (!inRange(key)) {
+            return outOfRangeResult(key, function.apply(key, null));
+        }
+        return (V) map.update(key, Update.COMPUTE, null, null, function);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public V computeIfAbsent(K key, Function<? super K, ? extends V> function) {
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.COMPUTE_IF_ABSENT, null, null, function);
+        if (!inRange(key)) {
+            return outOfRangeResult(key, function.apply(key));
+        }
+        return (V) map.update(key, Update.COMPUTE_IF_ABSENT, null, null, function);
     }
 
     @Override
@@ -136,7 +163,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (!inRange(key)) {
             return null;
         }
-        return (V) map.update(key, ChunkMap.COMPUTE_IF_PRESENT, null, null, function);
+        return (V) map.update(key, Update.COMPUTE_IF_PRESENT, null, null, function);
     }
 
     @Override
@@ -144,7 +171,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> function) {
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(function, "function");
-        return (V) map.update(checkedKey(key), ChunkMap.MERGE, value, null, function);
+        return (V) map.update(checkedKey(key), Update.MERGE, value, null, function);
     }
 
     // ---- whole range
@@ -180,7 +207,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
     @Override
     public void clear() {
         for (Cursor c = cursor(false); c.advance(); ) {
-            map.update(map.readKey(c.keySegment(), c.keyLength()), ChunkMap.ZC_REMOVE, null, null, null);
+            map.update(map.readKey(c.keySegment(), c.keyLength()), Update.ZC_REMOVE, null, null, null);
         }
     }
 
@@ -281,7 +308,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
             if (e == null) {
                 return null;
             }
-            if ((Boolean) map.update(e.getKey(), ChunkMap.REMOVE_IF_EQUAL, null, e.getValue(), null)) {
+            if ((Boolean) map.update(e.getKey(), Update.REMOVE_IF_EQUAL, null, e.getValue(), null)) {
                 return e;
             }
         }

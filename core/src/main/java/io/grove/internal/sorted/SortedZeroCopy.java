@@ -15,7 +15,6 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.Spliterator;
-import java.util.Spliterators;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -23,7 +22,9 @@ import java.util.stream.StreamSupport;
 /**
  * The zero-copy API over a {@link SortedRangeMap}'s range and order: single-key operations of the
  * {@link ChunkMap}, and ordered scans whose elements are handles on the off-heap keys and values. A set's iterator
- * hands out a new handle per element; a stream points one handle (and one entry) at element after element.
+ * hands out a new handle per element; a stream points one handle (and one entry) at element after element. A key
+ * outside the range is absent to {@code get}, {@code remove} and {@code computeIfPresent} and rejected by the
+ * inserting operations, as by the range's {@link SortedRangeMap}.
  */
 final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
     private final SortedRangeMap<K, V> view;
@@ -36,37 +37,38 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
     @Override
     public Handle get(K key) {
-        return map.handle(view.checkedKey(key));
+        return view.inRange(key) ? map.handle(key) : null;
     }
 
     @Override
     public void put(K key, V value) {
         Objects.requireNonNull(value, "value");
-        map.update(view.checkedKey(key), ChunkMap.ZC_PUT, value, null, null);
+        map.update(view.checkedKey(key), Update.ZC_PUT, value, null, null);
     }
 
     @Override
     public boolean putIfAbsent(K key, V value) {
         Objects.requireNonNull(value, "value");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_PUT_IF_ABSENT, value, null, null);
+        return (Boolean) map.update(view.checkedKey(key), Update.ZC_PUT_IF_ABSENT, value, null, null);
     }
 
     @Override
     public boolean remove(K key) {
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_REMOVE, null, null, null);
+        return view.inRange(key) && (Boolean) map.update(key, Update.ZC_REMOVE, null, null, null);
     }
 
     @Override
     public boolean computeIfPresent(K key, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(computer, "computer");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_COMPUTE_IF_PRESENT, null, null, computer);
+        return view.inRange(key)
+                && (Boolean) map.update(key, Update.ZC_COMPUTE_IF_PRESENT, null, null, computer);
     }
 
     @Override
     public boolean putIfAbsentComputeIfPresent(K key, V value, Consumer<? super ResizableView> computer) {
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(computer, "computer");
-        return (Boolean) map.update(view.checkedKey(key), ChunkMap.ZC_UPSERT, value, null, computer);
+        return (Boolean) map.update(view.checkedKey(key), Update.ZC_UPSERT, value, null, computer);
     }
 
     // ---- ranges
@@ -102,6 +104,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             }
 
             @Override
+            public Spliterator<Handle> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), true);
+            }
+
+            @Override
             public int size() {
                 return view.size();
             }
@@ -117,6 +124,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             }
 
             @Override
+            public Spliterator<Handle> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), false);
+            }
+
+            @Override
             public int size() {
                 return view.size();
             }
@@ -129,6 +141,11 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             @Override
             public Iterator<Map.Entry<Handle, Handle>> iterator() {
                 return new Scan(false);
+            }
+
+            @Override
+            public Spliterator<Map.Entry<Handle, Handle>> spliterator() {
+                return ScanSpliterator.unsorted(iterator(), true);
             }
 
             @Override
@@ -153,9 +170,8 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
         return stream(new Scan(true));
     }
 
-    private static <T> Stream<T> stream(Iterator<T> iterator) {
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator,
-                Spliterator.NONNULL | Spliterator.DISTINCT | Spliterator.ORDERED), false);
+    private static <T> Stream<T> stream(Iterator<T> reusing) {
+        return StreamSupport.stream(ScanSpliterator.reusing(reusing), false);
     }
 
     /**
@@ -227,7 +243,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             if (lastKey == null) {
                 throw new IllegalStateException("next() has not been called, or remove() was called already");
             }
-            map.update(map.readKey(lastKey.segment(), lastKey.length()), ChunkMap.REMOVE, null, null, null);
+            map.update(map.readKey(lastKey.segment(), lastKey.length()), Update.REMOVE, null, null, null);
             lastKey = null;
         }
 

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
@@ -23,6 +24,10 @@ import java.util.ConcurrentModificationException;
  * <p>An optimistic {@link #read} reads the header, the bytes and the header again, then checks the slice's Nova
  * version: the bytes are accepted only if neither changed (seqlock). Its linearization point is the first header
  * read.
+ *
+ * <p>A lock holder may be a user function that called the map on its own key: {@link #read} and {@link #lock}
+ * would then wait for their own thread, so once they have spun a while they look for the locked value among the
+ * calling thread's running functions ({@link CallRegistry}) and throw "Recursive update" if it is there.
  */
 final class Values<V> {
     /** Returned by {@link #read} when the value left its entry: re-read the entry. */
@@ -32,11 +37,14 @@ final class Values<V> {
     final Serializer<V> serializer;
     /** A closed map's entries keep referring to values its close deleted: a value found gone then throws. */
     private final Closing closing;
+    /** The operations running a user function, with the value each holds locked meanwhile. */
+    private final CallRegistry calls;
 
-    Values(Pool pool, Serializer<V> serializer, Closing closing) {
+    Values(Pool pool, Serializer<V> serializer, Closing closing, CallRegistry calls) {
         this.pool = pool;
         this.serializer = serializer;
         this.closing = closing;
+        this.calls = calls;
     }
 
     /** A new private value slice holding {@code value}, header fresh. */
@@ -85,7 +93,7 @@ final class Values<V> {
                 return null;
             }
             if (!ValueHeader.isUnlocked(header)) {
-                Backoff.pause(attempt);
+                awaitUnlock(ref, attempt);
                 continue;
             }
             V value;
@@ -168,12 +176,25 @@ final class Values<V> {
                         return locked;
                     }
                 } else {
-                    Backoff.pause(attempt);
+                    awaitUnlock(ref, attempt);
                 }
             }
         } finally {
             pool.endWrite(token);
         }
+    }
+
+    /**
+     * Waits once for value {@code ref}'s lock, held by another operation; throws "Recursive update" instead if the
+     * holder is a user function running on this very thread (it called the map on its own key).
+     */
+    private void awaitUnlock(long ref, int attempt) {
+        if (CallRegistry.timeToCheck(attempt) && calls.callerHolds(ref)) {
+            throw CallRegistry.recursiveUpdate("a function passed to an operation on this map called the map on "
+                    + "the key whose value that operation holds locked while the function runs; the call would "
+                    + "wait for the function to return");
+        }
+        Backoff.pause(attempt);
     }
 
     void unlock(long ref, long locked) {

@@ -4,35 +4,106 @@ import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
 import io.grove.testing.CloseRace;
 import io.grove.testing.StressRun;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code close()} of an ordered map on a shared pool while operations run ({@link CloseRace}), with navigation and
- * range scans among the operations and chunks of 4 entries, so rebalances run when the close comes.
+ * {@code close()} of an ordered map on a shared pool while operations run ({@link CloseRace}), with navigation,
+ * range scans and key-only scans among the operations, in chunks of 4 entries (rebalances run when the close
+ * comes) and of the default size (one chunk whose scans take long).
+ *
+ * <p>Key-only scans (the ascending and descending key sets, of the map and of its range views, to their end, and
+ * {@code firstKey}/{@code lastKey} of sub-maps) read no value, so nothing but the chunk check tells them that the
+ * close freed the key slices they copy: every key they return must be one the map held ({@link CloseRace#checkKey}).
  */
 class CloseWhileOperatingStressTest {
-    @ParameterizedTest
-    @EnumSource(StressRun.Threads.class)
-    void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads) throws Exception {
-        CloseRace.run(threads, "ordered map", pool -> {
+    static Stream<Arguments> runs() {
+        List<Arguments> runs = new ArrayList<>();
+        for (int chunkSize : new int[] {4, GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE}) {
+            for (StressRun.Threads threads : StressRun.Threads.values()) {
+                runs.add(Arguments.of(threads, chunkSize));
+            }
+        }
+        return runs.stream();
+    }
+
+    @ParameterizedTest(name = "{0}, chunkSize={1}")
+    @MethodSource("runs")
+    void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads, int chunkSize)
+            throws Exception {
+        CloseRace.run(threads, "ordered map, chunk size " + chunkSize, pool -> {
             GroveSortedMap<Long, Long> map = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
-                    .chunkSize(4).pool(pool).build();
-            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> navigate(map, key));
+                    .chunkSize(chunkSize).pool(pool).build();
+            return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> {
+                navigate(map, key);
+                scanKeys(map, key, random);
+            });
         }, pool -> {
             GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
-                    .chunkSize(4).pool(pool).build();
+                    .chunkSize(chunkSize).pool(pool).build();
             return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
         });
     }
 
     private static void navigate(ConcurrentNavigableMap<Long, Long> map, long key) {
-        map.ceilingKey(key);
-        map.lowerEntry(key);
+        CloseRace.checkKey(map.ceilingKey(key), "ceilingKey");
+        var lower = map.lowerEntry(key);
+        CloseRace.checkKey(lower == null ? null : lower.getKey(), "lowerEntry");
         int n = 0;
         for (var it = map.descendingMap().headMap(key, true).entrySet().iterator(); it.hasNext() && n < 8; n++) {
-            it.next();
+            CloseRace.checkKey(it.next().getKey(), "descending entry iteration");
+        }
+    }
+
+    /** One key-only scan, checking every key it returns. */
+    private static void scanKeys(ConcurrentNavigableMap<Long, Long> map, long key, ThreadLocalRandom random) {
+        long other = random.nextLong(key, key + 512);
+        switch (random.nextInt(8)) {
+            case 0 -> checkKeys(map.keySet().iterator(), "ascending keySet");
+            case 1 -> checkKeys(map.descendingKeySet().iterator(), "descendingKeySet");
+            case 2 -> checkKeys(map.tailMap(key, true).keySet().iterator(), "tailMap keySet");
+            case 3 -> checkKeys(map.headMap(key, false).descendingKeySet().iterator(), "headMap descendingKeySet");
+            case 4 -> checkKeys(map.descendingMap().subMap(other, true, key, true).navigableKeySet().iterator(),
+                    "descending subMap keySet");
+            case 5 -> checkKeys(map.navigableKeySet().tailSet(key, true).descendingIterator(), "tailSet descendingIterator");
+            case 6 -> {
+                ConcurrentNavigableMap<Long, Long> sub = map.subMap(key, true, other, false);
+                CloseRace.checkKey(firstOrNull(sub, true), "subMap firstKey");
+                CloseRace.checkKey(firstOrNull(sub, false), "subMap lastKey");
+            }
+            default -> {
+                ConcurrentNavigableMap<Long, Long> down = map.descendingMap().tailMap(key, false);
+                CloseRace.checkKey(firstOrNull(down, true), "descending tailMap firstKey");
+                CloseRace.checkKey(firstOrNull(down, false), "descending tailMap lastKey");
+                CloseRace.checkKey(down.firstEntry() == null ? null : down.firstEntry().getKey(),
+                        "descending tailMap firstEntry");
+            }
+        }
+    }
+
+    /**
+     * Scans to the end: the longer a scan runs into the close, the more of the slices it reads are reused (scans
+     * of 512 keys found no reused key in 3 runs of the broken map; whole scans in every run).
+     */
+    private static void checkKeys(Iterator<Long> keys, String how) {
+        while (keys.hasNext()) {
+            CloseRace.checkKey(keys.next(), how);
+        }
+    }
+
+    private static Long firstOrNull(ConcurrentNavigableMap<Long, Long> map, boolean first) {
+        try {
+            return first ? map.firstKey() : map.lastKey();
+        } catch (NoSuchElementException empty) {
+            return null;
         }
     }
 }
