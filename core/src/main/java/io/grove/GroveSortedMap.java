@@ -18,8 +18,8 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * {@link Builder#comparator}, keys are ordered by that comparator, applied to deserialized keys: every comparison
  * inside the map then deserializes a stored key, which is much slower. Two keys are the same key exactly when
  * they compare equal. A read that races with a rebalance may hand the key deserializer the bytes of a key removed
- * meanwhile and already reused: it must then fail (any {@code RuntimeException}, which the map discards before
- * retrying) or return some key, and must not hang; a deserializer that only reads the bytes it is given does that.
+ * meanwhile and already reused: it must then fail (whatever it throws is discarded before the map retries) or
+ * return some key, and must end, as {@link io.grove.serial.Serializer}'s contract for reads without a lock says.
  *
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked

@@ -1,5 +1,6 @@
 package io.grove.sorted;
 
+import static io.grove.testing.BadInput.assertAThrowingComputerLeavesTheValue;
 import static io.grove.testing.BadInput.assertAnInPlaceUpdateKeepsTheHandle;
 import static io.grove.testing.BadInput.assertEachEndsTheHandle;
 import static io.grove.testing.BadInput.assertIteratorMisuseIsRejected;
@@ -62,7 +63,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Bad input to {@link GroveSortedMap} (DESIGN.md, "Bad input"): each gets a clear exception and changes nothing,
+ * Bad input to {@link GroveSortedMap} (CONTRIBUTING.md, "Bad input"): each gets a clear exception and changes nothing,
  * and the map stays usable afterwards. "Changes nothing" is checked on the contents (in order) and on the number
  * of live slices in the pool: a failed insertion of an absent key may leave at most that key's slice behind until
  * its chunk is compacted (as a removed entry's key), and the maps' shared pool must hold no slice once they are
@@ -521,6 +522,14 @@ class GroveSortedMapBadInputTest {
     }
 
     // ---- handles and scoped views ------------------------------------------------------------------------------
+
+    @Test
+    void aZeroCopyComputerThatThrowsLeavesTheValueAsItWasAndReleasesTheLock() {
+        assertTimeoutPreemptively(TIME_LIMIT, () -> {
+            GroveSortedMap<String, String> map = filledMap();
+            assertAThrowingComputerLeavesTheValue(map, map.zc());
+        });
+    }
 
     @Test
     void aHandleWhoseEntryWasRemovedOrReplacedThrowsConcurrentModification() {

@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * Differential random test (DESIGN.md, testing layer 3): long seeded sequences of every
+ * Differential random test (CONTRIBUTING.md, testing layer 3): long seeded sequences of every
  * {@code ConcurrentNavigableMap} method, on the map and on views of it (head, tail and sub maps with every bound
  * variant, descending maps, and views of views up to three deep), their key sets, value collections, entry sets
  * and iterators, and the zero-copy API over the map and over its range and descending views, applied to a

@@ -29,13 +29,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Guava testlib's {@code ConcurrentNavigableMap} contract suite (DESIGN.md, testing layer 2) over
+ * Guava testlib's {@code ConcurrentNavigableMap} contract suite (CONTRIBUTING.md, testing layer 2) over
  * {@link GroveSortedMap}, with the features {@code ConcurrentSkipListMap}'s own Guava suite declares
  * ({@code TestsForMapsInJavaUtil}): general purpose, iterator remove, known order, any size, and no null keys,
  * values or null queries. {@code SERIALIZABLE} is left out: an off-heap map is not {@code Serializable}. Unlike
  * {@code ConcurrentSkipListMap}'s suite, nothing is suppressed: that suite suppresses the
  * {@code Map.Entry.setValue} tests because the JDK map's entries do not support it, while Grove's contract
- * (DESIGN.md, "Full contracts") is a complete implementation, so an entry of the entry set writes through.
+ * (CONTRIBUTING.md, "Full contracts") is a complete implementation, so an entry of the entry set writes through.
  *
  * <p>Keys and values use {@link Serializers#strings()}: the map orders keys by their UTF-8 bytes, which for the
  * ASCII strings Guava uses is the {@code String} order the generator expects.

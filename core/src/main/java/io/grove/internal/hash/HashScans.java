@@ -154,7 +154,7 @@ final class HashScans<K, V> {
             this.part = part;
             this.reuse = reuse;
             this.reusedKey = reuse ? new SliceHandle(pool) : null;
-            this.reusedValue = reuse ? new SliceHandle(pool) : null;
+            this.reusedValue = reuse ? new SliceHandle(pool, map.valueWriters) : null;
             this.reusedEntry = reuse ? new ReusedEntry() : null;
         }
 
@@ -166,7 +166,8 @@ final class HashScans<K, V> {
                     return false;
                 }
                 SliceHandle key = part == Part.VALUE ? null : reuse ? reusedKey : new SliceHandle(pool);
-                SliceHandle value = part == Part.KEY ? null : reuse ? reusedValue : new SliceHandle(pool);
+                SliceHandle value = part == Part.KEY ? null
+                        : reuse ? reusedValue : new SliceHandle(pool, map.valueWriters);
                 long e = walk.entry();
                 while (e != 0 && !point(key, value, e, walk.keyLength())) {
                     e = entryNow(); // gone since the walk: the key may be in a new entry

@@ -3,6 +3,7 @@ package io.grove.internal.hash;
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -309,6 +310,16 @@ final class HashTable {
             throw new IllegalStateException("Recursive update: a function passed to the map, running under the lock"
                     + " of a segment, used the map on a key of that segment");
         }
+    }
+
+    /**
+     * For a handle about to wait on entry {@code e}'s odd stamp ({@link SliceHandle.WriterCheck}): throws if the
+     * calling thread holds the lock of {@code e}'s segment, since only that lock's holder writes the value in place.
+     * The entry is live while its stamp is odd, so its key, which names the segment, is its own.
+     */
+    void checkValueNotWrittenByCaller(long e) {
+        long hash = KeyHash.of(pool.segment(e), keyOffset(e), keyLength(e));
+        checkNotHeldByCaller(segmentOf(hash));
     }
 
     private static boolean matches(MemorySegment eb, long eo, int hash, Scratch scratch) {

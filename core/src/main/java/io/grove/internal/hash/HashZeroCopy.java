@@ -74,8 +74,8 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                     return null;
                 }
                 try {
-                    Handle handle = new SliceHandle(pool).pointAt(e, EntryLayout.valueOffset(scratch.keyLength()), -1,
-                            EntryLayout.STAMP);
+                    Handle handle = new SliceHandle(pool, map.valueWriters).pointAt(e,
+                            EntryLayout.valueOffset(scratch.keyLength()), -1, EntryLayout.STAMP);
                     map.recordRead(e);
                     return handle;
                 } catch (ConcurrentModificationException removedMeanwhile) {

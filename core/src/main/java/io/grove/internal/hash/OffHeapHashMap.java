@@ -8,6 +8,7 @@ import io.grove.ZeroCopyMap;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.ScratchPool;
+import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
@@ -37,6 +38,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     final Serializer<K> keySerializer;
     final Serializer<V> valueSerializer;
     final HashTable table;
+    /** For handles on values: a read that would wait for its own thread's in-place update throws instead. */
+    final SliceHandle.WriterCheck valueWriters;
     /** Null unless the map is bounded. */
     private final ClockEviction clock;
     private final Budget budget;
@@ -71,6 +74,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
         this.table = new HashTable(pool, !ownsPool, segmentBits, HashTable.initialBucketBits(expectedSize,
                 segmentBits), Budget.initialFree(bounds.maximumSize()), Budget.initialFree(bounds.maximumBytes()));
+        this.valueWriters = table::checkValueNotWrittenByCaller;
         boolean bounded = bounds.maximumSize() != Long.MAX_VALUE || bounds.maximumBytes() != Long.MAX_VALUE;
         this.clock = bounded ? new ClockEviction(table, pool) : null;
         this.budget = bounded ? new Budget(table, clock, bounds.maximumSize(), bounds.maximumBytes()) : null;

@@ -193,8 +193,11 @@ final class Chunk {
     private int compare(Keys keys, MemorySegment probe, int length, long prefix, int e) {
         try {
             return keys.compare(probe, length, prefix, keyRef(e), keyLength(e), keyPrefix(e));
-        } catch (RuntimeException failure) {
-            return answerAfter(failure);
+        } catch (RuntimeException | Error failure) { // what a deserializer may throw on reused bytes (Serializer)
+            if (isReplaced()) {
+                return -1;
+            }
+            throw failure;
         }
     }
 
@@ -202,16 +205,12 @@ final class Chunk {
     int compare(Keys keys, Key probe, int e) {
         try {
             return keys.compare(probe, keyRef(e), keyLength(e), keyPrefix(e));
-        } catch (RuntimeException failure) {
-            return answerAfter(failure);
+        } catch (RuntimeException | Error failure) {
+            if (isReplaced()) {
+                return -1;
+            }
+            throw failure;
         }
-    }
-
-    private int answerAfter(RuntimeException comparisonFailure) {
-        if (isReplaced()) {
-            return -1;
-        }
-        throw comparisonFailure;
     }
 
     static long window(int pred, int succ) {

@@ -141,7 +141,7 @@ final class ChunkMap<K, V> {
     /** A handle on the value's bytes. */
     private static final ValueAction HANDLE = (map, s, ref) -> {
         try {
-            return new SliceHandle(map.pool).pointAt(ref, ValueHeader.HEADER, -1);
+            return new SliceHandle(map.pool, map.values).pointAt(ref, ValueHeader.HEADER, -1, ValueHeader.STAMP);
         } catch (ConcurrentModificationException gone) {
             return Values.RETRY;
         }

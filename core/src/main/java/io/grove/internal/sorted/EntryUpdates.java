@@ -196,9 +196,10 @@ final class EntryUpdates<K, V> {
     }
 
     /**
-     * Runs {@code computer} on value {@code old} of entry {@code e}, locked as {@code locked}, in place; a resize
-     * moves the value to a new slice, which replaces the old one in the entry when the computer returns or throws
-     * (the bytes written so far stay written). Unlocks in every case.
+     * Runs {@code computer} on value {@code old} of entry {@code e}, locked as {@code locked}, in place, every write
+     * journaled; a resize moves the value to a new slice, which replaces the old one in the entry when the computer
+     * returns. If the computer throws, the journal restores the bytes it wrote in place and a resized copy is
+     * dropped: the value is exactly as it was. Unlocks in every case.
      */
     private void updateInPlace(Scratch s, Chunk c, int e, long old, long locked,
             Consumer<? super ResizableView> computer) {
@@ -206,12 +207,20 @@ final class EntryUpdates<K, V> {
         resizer.start(old, ValueHeader.HEADER);
         SegmentView view = s.writeView;
         CallRegistry.Slot call = calls.enter(old, c);
+        boolean done = false;
         try {
-            view.open(values.block(old), values.bytesOffset(old), values.size(old), true, resizer);
+            view.openJournaled(values.block(old), values.bytesOffset(old), values.size(old), resizer, s.journal);
             computer.accept(view);
+            done = true;
         } finally {
             calls.exit(call);
             view.close();
+            if (done) {
+                s.journal.commit();
+            } else {
+                s.journal.undo();
+                resizer.abandon();
+            }
             if (resizer.moved()) {
                 c.casValue(e, old, resizer.current());
                 values.retire(old, locked);

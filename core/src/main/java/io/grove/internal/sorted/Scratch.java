@@ -3,6 +3,7 @@ package io.grove.internal.sorted;
 import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
+import io.grove.internal.view.UndoJournal;
 import io.grove.internal.view.KeyBuffer;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
@@ -19,6 +20,8 @@ final class Scratch extends ScratchPool.Reusable {
     final SegmentView valueView = new SegmentView();
     final SegmentView writeView = new SegmentView();
     final SliceResizer resizer;
+    /** The old bytes of the in-place update the current operation runs, to undo it if it fails. */
+    final UndoJournal journal = new UndoJournal();
     /** The chunk of the entry the last {@code enter} returned, published in. */
     Chunk chunk;
     /**

@@ -193,7 +193,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
             this.cursor = view.cursor(false);
             this.reuse = reuse;
             this.reusedKey = reuse ? new SliceHandle(map.pool) : null;
-            this.reusedValue = reuse ? new SliceHandle(map.pool) : null;
+            this.reusedValue = reuse ? new SliceHandle(map.pool, map.values) : null;
             this.reusedEntry = reuse ? new ReusedEntry() : null;
         }
 
@@ -205,7 +205,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
                     return false;
                 }
                 SliceHandle key = reuse ? reusedKey : new SliceHandle(map.pool);
-                SliceHandle value = reuse ? reusedValue : new SliceHandle(map.pool);
+                SliceHandle value = reuse ? reusedValue : new SliceHandle(map.pool, map.values);
                 try {
                     key.pointAt(cursor.keyRef());
                     if (!point(value, cursor.valueRef())) {
@@ -250,7 +250,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
         /** Points {@code handle} at value {@code ref}'s bytes; {@code false} if that value is gone. */
         private boolean point(SliceHandle handle, long ref) {
             try {
-                handle.pointAt(ref, ValueHeader.HEADER, -1);
+                handle.pointAt(ref, ValueHeader.HEADER, -1, ValueHeader.STAMP);
                 return true;
             } catch (ConcurrentModificationException gone) {
                 return false;

@@ -30,6 +30,11 @@ import java.lang.invoke.VarHandle;
  */
 final class ValueHeader {
     static final int HEADER = 8;
+    /**
+     * Where the header is in the value's slice: the header is the value's {@link io.grove.internal.view.SliceStamp}
+     * (odd while locked, deleted bit where the stamp has its removed bit), so handles read under it.
+     */
+    static final int STAMP = 0;
     static final long DELETED = 1L << 63;
     static final long ABSENT = 1L << 62;
     private static final long FLAGS = DELETED | ABSENT;

@@ -4,6 +4,7 @@ import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.CallRegistry;
 import io.grove.internal.view.SegmentView;
+import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
@@ -29,7 +30,7 @@ import java.util.ConcurrentModificationException;
  * would then wait for their own thread, so once they have spun a while they look for the locked value among the
  * calling thread's running functions ({@link CallRegistry}) and throw "Recursive update" if it is there.
  */
-final class Values<V> {
+final class Values<V> implements SliceHandle.WriterCheck {
     /** Returned by {@link #read} when the value left its entry: re-read the entry. */
     static final Object RETRY = new Object();
 
@@ -102,7 +103,7 @@ final class Values<V> {
             } catch (ConcurrentModificationException stale) {
                 closing.check();
                 return RETRY;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // what a deserializer may throw on moving bytes (Serializer)
                 if (ValueHeader.isStable(block, at, header) && pool.isLive(ref)) {
                     throw e; // the serializer failed on bytes that did not change
                 }
@@ -223,5 +224,16 @@ final class Values<V> {
 
     Pool pool() {
         return pool;
+    }
+
+    /**
+     * For a handle about to wait on value {@code ref}'s lock: throws if the calling thread holds it, inside a user
+     * function updating the value in place (the handle would wait for itself).
+     */
+    @Override
+    public void checkCallerIsNotWriting(long ref) {
+        if (calls.callerHolds(ref)) {
+            throw CallRegistry.recursiveUpdate("a handle read of the value the caller's own function is updating");
+        }
     }
 }

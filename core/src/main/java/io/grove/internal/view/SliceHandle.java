@@ -3,6 +3,7 @@ package io.grove.internal.view;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.memory.Reference;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.CallRegistry;
 import io.grove.view.Handle;
 import io.grove.view.ReadView;
 import java.lang.foreign.MemorySegment;
@@ -58,7 +59,17 @@ public final class SliceHandle implements Handle {
         }
     }
 
+    /**
+     * Told when a read is about to wait for a writer of the slice (its stamp odd); throws if that writer is the
+     * calling thread itself: a map's user function reading, through a handle, the value it is updating in place.
+     */
+    public interface WriterCheck {
+        void checkCallerIsNotWriting(long ref);
+    }
+
     private final Pool pool;
+    /** The map's check for a read that would wait for its own thread; {@code null} for slices without a stamp. */
+    private final WriterCheck writers;
     /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
     /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
@@ -71,13 +82,22 @@ public final class SliceHandle implements Handle {
 
     /** A handle on {@code ref}'s slice; throws {@link ConcurrentModificationException} if it is not live. */
     public SliceHandle(Pool pool, long ref) {
-        this.pool = pool;
+        this(pool);
         pointAt(ref);
     }
 
     /** A handle not yet pointed at anything, for scans that point one handle at entry after entry. */
     public SliceHandle(Pool pool) {
+        this(pool, null);
+    }
+
+    /**
+     * A handle not yet pointed at anything, on slices with a stamp whose writers are the threads {@code writers}
+     * can tell ({@link WriterCheck}).
+     */
+    public SliceHandle(Pool pool, WriterCheck writers) {
         this.pool = pool;
+        this.writers = writers;
     }
 
     /**
@@ -163,6 +183,9 @@ public final class SliceHandle implements Handle {
             }
             if (!pool.isLive(ref)) {
                 throw Pool.stale(ref);
+            }
+            if (writers != null && CallRegistry.timeToCheck(attempt)) {
+                writers.checkCallerIsNotWriting(ref);
             }
             Backoff.pause(attempt);
         }

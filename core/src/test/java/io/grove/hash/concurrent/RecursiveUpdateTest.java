@@ -51,6 +51,11 @@ class RecursiveUpdateTest {
                 }));
                 cases.put("zc computeIfPresent -> get of the key being updated",
                         () -> map.zc().computeIfPresent(1L, view -> map.get(1L)));
+                cases.put("zc computeIfPresent -> a handle's read of the value being updated",
+                        () -> map.zc().computeIfPresent(1L, view -> map.zc().get(1L).getLong(0)));
+                io.grove.view.Handle held = map.zc().get(1L);
+                cases.put("zc computeIfPresent -> read of a handle obtained before, on the value being updated",
+                        () -> map.zc().computeIfPresent(1L, view -> held.read(v -> v.getLong(0))));
                 cases.put("zc putIfAbsentComputeIfPresent -> put of the same key",
                         () -> map.zc().putIfAbsentComputeIfPresent(1L, 0L, view -> map.put(1L, 9L)));
                 for (Map.Entry<String, Executable> c : cases.entrySet()) {

@@ -101,6 +101,10 @@ class RecursiveUpdateTest {
             try (GroveSortedMap<Long, Long> map = map(GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE)) {
                 recursive(map, () -> map.zc().computeIfPresent(20L, view -> map.get(20L)));
                 recursive(map, () -> map.compute(20L, (k, v) -> map.get(20L)));
+                // a handle on the value being updated in place reads under its lock: it would wait for itself
+                recursive(map, () -> map.zc().computeIfPresent(20L, view -> map.zc().get(20L).getLong(0)));
+                io.grove.view.Handle held = map.zc().get(20L);
+                recursive(map, () -> map.zc().computeIfPresent(20L, view -> held.read(v -> v.getLong(0))));
                 recursive(map, () -> map.compute(20L, (k, v) -> {
                     map.entrySet().forEach(e -> { }); // an entry scan reads every value
                     return v;
