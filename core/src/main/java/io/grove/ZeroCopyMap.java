@@ -21,8 +21,9 @@ public interface ZeroCopyMap<K, V> {
      * An unscoped handle on the value of {@code key}, or {@code null} if absent. Each read through the handle is
      * validated: once the entry is removed or its value replaced, reads throw
      * {@link java.util.ConcurrentModificationException}. Each read through the handle sees one state of the value
-     * between in-place updates ({@link #computeIfPresent}); a read of several fields sees one state only through
-     * {@link Handle#read}.
+     * between in-place updates ({@link #computeIfPresent}), waiting while one runs; a read of several fields sees
+     * one state only through {@link Handle#read}. A read from inside the computer of an in-place update of that
+     * very value would wait for itself and throws {@link IllegalStateException} ("Recursive update") instead.
      */
     Handle get(K key);
 
@@ -38,8 +39,11 @@ public interface ZeroCopyMap<K, V> {
     /**
      * If {@code key} is present, runs {@code computer} once on its value in place, atomically with respect to
      * every other operation on the map, and returns {@code true}; otherwise returns {@code false} without calling
-     * it. The computer may {@link ResizableView#resize resize} the value. It must be short and must not use the
-     * map. If it throws, the exception propagates and the value is left exactly as it was (its size included).
+     * it. The computer may {@link ResizableView#resize resize} the value. It should be short (readers of this key
+     * wait for it) and must not update the map: a call of the map from the computer that would wait for the
+     * computer itself (an update or a read of the same key, among others) throws {@link IllegalStateException}
+     * ("Recursive update"). If the computer throws, the exception propagates and the value is left exactly as it
+     * was (its size included).
      */
     boolean computeIfPresent(K key, Consumer<? super ResizableView> computer);
 

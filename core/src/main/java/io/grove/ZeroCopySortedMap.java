@@ -15,8 +15,9 @@ package io.grove;
  * <p>While a computer of {@code computeIfPresent} or {@code putIfAbsentComputeIfPresent} runs, its key's value is
  * locked (the Oak paper's in-place update excludes readers of that value): a copying read of that key
  * ({@link GroveSortedMap#get}, a scan's value or entry for it, {@code containsValue}) waits until the computer
- * returns. Nothing else waits for a slow computer: reads of other keys, {@code containsKey} and zero-copy
- * {@code get} of any key, navigation, key-only scans, scans of other keys and the zero-copy scans proceed, even
+ * returns, and so does a read through a zero-copy handle on that value. Nothing else waits for a slow computer:
+ * reads of other keys, {@code containsKey} and zero-copy {@code get} of any key (obtaining the handle),
+ * navigation, key-only scans, scans of other keys and the zero-copy scans (obtaining their handles) proceed, even
  * in a chunk that a rebalance has frozen meanwhile. Writes of other keys proceed too, except in that chunk while
  * it must be rebalanced (filled up by inserts, or compacted), since the rebalance waits for the computer.
  *
