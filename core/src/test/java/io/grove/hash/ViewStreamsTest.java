@@ -46,7 +46,10 @@ class ViewStreamsTest {
             assertEquals(set, map.zc().entrySet().spliterator().characteristics(), "zc().entrySet()");
             assertEquals(Spliterator.CONCURRENT | Spliterator.NONNULL,
                     map.zc().values().spliterator().characteristics(), "zc().values()");
-            assertEquals(set, map.zc().keyStream().spliterator().characteristics(), "zc().keyStream()");
+            // one handle pointed at key after key: the elements are one object, so not DISTINCT, and never split
+            assertEquals(Spliterator.CONCURRENT | Spliterator.NONNULL,
+                    map.zc().keyStream().spliterator().characteristics(), "zc().keyStream()");
+            assertEquals(null, map.zc().keyStream().spliterator().trySplit(), "zc().keyStream() split");
         }
     }
 
@@ -94,6 +97,10 @@ class ViewStreamsTest {
                     }
                 }
                 for (int i = 0; i < STREAMS_PER_VIEW; i++) {
+                    // a parallel stream over the reused handle still reads each key as the scan reaches it
+                    long evenKeys = map.zc().keyStream().parallel().mapToLong(h -> Serializers.longs().read(h))
+                            .filter(k -> k % 2 == 0).distinct().count();
+                    assertEquals(KEYS / 2, evenKeys, "even keys seen by a parallel zc().keyStream()");
                     assertTrue(map.zc().keySet().stream().toArray().length >= KEYS / 2);
                     assertTrue(map.zc().values().parallelStream().count() >= KEYS / 2);
                     assertTrue(map.zc().entrySet().stream().toList().size() >= KEYS / 2);

@@ -2,8 +2,8 @@ package io.grove.internal.hash;
 
 import io.grove.internal.memory.Pool;
 import io.grove.internal.view.ReusedEntry;
+import io.grove.internal.view.ScanSpliterator;
 import io.grove.internal.view.SliceHandle;
-import io.grove.internal.view.UnsplittableSpliterator;
 import io.grove.view.Handle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.Spliterator;
-import java.util.Spliterators;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -252,7 +251,7 @@ final class HashScans<K, V> {
 
             @Override
             public Spliterator<Handle> spliterator() {
-                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.SET_CHARACTERISTICS);
+                return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
             }
 
             @Override
@@ -271,7 +270,7 @@ final class HashScans<K, V> {
 
             @Override
             public Spliterator<Handle> spliterator() {
-                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.VALUES_CHARACTERISTICS);
+                return ScanSpliterator.of(iterator(), 0);
             }
 
             @Override
@@ -290,7 +289,7 @@ final class HashScans<K, V> {
 
             @Override
             public Spliterator<Map.Entry<Handle, Handle>> spliterator() {
-                return Spliterators.spliteratorUnknownSize(iterator(), HashViews.SET_CHARACTERISTICS);
+                return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
             }
 
             @Override
@@ -301,18 +300,18 @@ final class HashScans<K, V> {
     }
 
     Stream<Handle> keyStream() {
-        return stream(new ScanIterator<>(Part.KEY, true), HashViews.SET_CHARACTERISTICS);
+        return stream(new ScanIterator<>(Part.KEY, true));
     }
 
     Stream<Handle> valueStream() {
-        return stream(new ScanIterator<>(Part.VALUE, true), HashViews.VALUES_CHARACTERISTICS);
+        return stream(new ScanIterator<>(Part.VALUE, true));
     }
 
     Stream<Map.Entry<Handle, Handle>> entryStream() {
-        return stream(new ScanIterator<>(Part.ENTRY, true), HashViews.SET_CHARACTERISTICS);
+        return stream(new ScanIterator<>(Part.ENTRY, true));
     }
 
-    private static <T> Stream<T> stream(Iterator<T> iterator, int characteristics) {
-        return StreamSupport.stream(new UnsplittableSpliterator<>(iterator, characteristics), false);
+    private static <T> Stream<T> stream(Iterator<T> reusing) {
+        return StreamSupport.stream(ScanSpliterator.reusing(reusing, 0), false);
     }
 }

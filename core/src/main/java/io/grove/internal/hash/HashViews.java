@@ -1,5 +1,6 @@
 package io.grove.internal.hash;
 
+import io.grove.internal.view.ScanSpliterator;
 import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.ArrayList;
@@ -9,7 +10,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Spliterator;
-import java.util.Spliterators;
 import java.util.function.Function;
 
 /**
@@ -215,10 +215,6 @@ final class HashViews {
         }
     }
 
-    /** What the views' spliterators report: those of {@link java.util.concurrent.ConcurrentHashMap}'s views. */
-    static final int SET_CHARACTERISTICS = Spliterator.CONCURRENT | Spliterator.DISTINCT | Spliterator.NONNULL;
-    static final int VALUES_CHARACTERISTICS = Spliterator.CONCURRENT | Spliterator.NONNULL;
-
     static final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
         private final OffHeapHashMap<K, V> map;
 
@@ -235,7 +231,7 @@ final class HashViews {
         /** Weakly consistent like the iterator, so neither sized nor subsized: the map may change meanwhile. */
         @Override
         public Spliterator<Map.Entry<K, V>> spliterator() {
-            return Spliterators.spliteratorUnknownSize(iterator(), SET_CHARACTERISTICS);
+            return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
         }
 
         @Override
@@ -284,7 +280,7 @@ final class HashViews {
 
         @Override
         public Spliterator<K> spliterator() {
-            return Spliterators.spliteratorUnknownSize(iterator(), SET_CHARACTERISTICS);
+            return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
         }
 
         @Override
@@ -329,7 +325,7 @@ final class HashViews {
 
         @Override
         public Spliterator<V> spliterator() {
-            return Spliterators.spliteratorUnknownSize(iterator(), VALUES_CHARACTERISTICS);
+            return ScanSpliterator.of(iterator(), 0);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.view.ScanSpliterator;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
@@ -20,7 +21,7 @@ final class RangeEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
 
     @Override
     public Spliterator<Map.Entry<K, V>> spliterator() {
-        return ScanSpliterator.entries(map);
+        return ScanSpliterator.sorted(iterator(), Spliterator.DISTINCT, Map.Entry.comparingByKey(map.comparator()));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.view.ScanSpliterator;
 import java.util.AbstractSet;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -24,7 +25,7 @@ final class RangeKeySet<K> extends AbstractSet<K> implements NavigableSet<K> {
 
     @Override
     public Spliterator<K> spliterator() {
-        return ScanSpliterator.keys((SortedRangeMap<K, ?>) map);
+        return ScanSpliterator.sorted(iterator(), Spliterator.DISTINCT, map.comparator());
     }
 
     @Override

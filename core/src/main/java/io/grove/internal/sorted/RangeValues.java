@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.view.ScanSpliterator;
 import java.util.AbstractCollection;
 import java.util.Iterator;
 import java.util.Spliterator;
@@ -19,7 +20,7 @@ final class RangeValues<V> extends AbstractCollection<V> {
 
     @Override
     public Spliterator<V> spliterator() {
-        return ScanSpliterator.values(map);
+        return ScanSpliterator.of(iterator(), Spliterator.ORDERED);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.ZeroCopySortedMap;
 import io.grove.internal.view.ReusedEntry;
+import io.grove.internal.view.ScanSpliterator;
 import io.grove.internal.view.SliceHandle;
 import io.grove.view.Handle;
 import io.grove.view.ResizableView;
@@ -105,7 +106,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
             @Override
             public Spliterator<Handle> spliterator() {
-                return ScanSpliterator.unsorted(iterator(), true);
+                return ScanSpliterator.of(iterator(), Spliterator.ORDERED | Spliterator.DISTINCT);
             }
 
             @Override
@@ -125,7 +126,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
             @Override
             public Spliterator<Handle> spliterator() {
-                return ScanSpliterator.unsorted(iterator(), false);
+                return ScanSpliterator.of(iterator(), Spliterator.ORDERED);
             }
 
             @Override
@@ -145,7 +146,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
 
             @Override
             public Spliterator<Map.Entry<Handle, Handle>> spliterator() {
-                return ScanSpliterator.unsorted(iterator(), true);
+                return ScanSpliterator.of(iterator(), Spliterator.ORDERED | Spliterator.DISTINCT);
             }
 
             @Override
@@ -171,7 +172,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
     }
 
     private static <T> Stream<T> stream(Iterator<T> reusing) {
-        return StreamSupport.stream(ScanSpliterator.reusing(reusing), false);
+        return StreamSupport.stream(ScanSpliterator.reusing(reusing, Spliterator.ORDERED), false);
     }
 
     /**
