@@ -215,33 +215,47 @@ final class HashViews {
         }
     }
 
-    static final class EntrySetView<K, V> extends AbstractSet<Map.Entry<K, V>> {
-        private final OffHeapHashMap<K, V> map;
+    /**
+     * What the key and entry sets share: size, emptiness and clearing are the map's, and their spliterators are
+     * weakly consistent like their iterators (neither sized nor subsized: the map may change meanwhile).
+     */
+    private abstract static class SetView<K, V, T> extends AbstractSet<T> {
+        final OffHeapHashMap<K, V> map;
 
-        EntrySetView(OffHeapHashMap<K, V> map) {
+        SetView(OffHeapHashMap<K, V> map) {
             this.map = map;
+        }
+
+        @Override
+        public final Spliterator<T> spliterator() {
+            return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
+        }
+
+        @Override
+        public final int size() {
+            return map.size();
+        }
+
+        @Override
+        public final boolean isEmpty() {
+            return map.isEmpty();
+        }
+
+        @Override
+        public final void clear() {
+            map.clear();
+        }
+    }
+
+    static final class EntrySetView<K, V> extends SetView<K, V, Map.Entry<K, V>> {
+        EntrySetView(OffHeapHashMap<K, V> map) {
+            super(map);
         }
 
         @Override
         public Iterator<Map.Entry<K, V>> iterator() {
             map.checkOpen();
             return new EntryIterator<>(map);
-        }
-
-        /** Weakly consistent like the iterator, so neither sized nor subsized: the map may change meanwhile. */
-        @Override
-        public Spliterator<Map.Entry<K, V>> spliterator() {
-            return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
-        }
-
-        @Override
-        public int size() {
-            return map.size();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return map.isEmpty();
         }
 
         @Override
@@ -258,39 +272,17 @@ final class HashViews {
             return o instanceof Map.Entry<?, ?> entry && entry.getKey() != null && entry.getValue() != null
                     && map.remove(entry.getKey(), entry.getValue());
         }
-
-        @Override
-        public void clear() {
-            map.clear();
-        }
     }
 
-    static final class KeySetView<K, V> extends AbstractSet<K> {
-        private final OffHeapHashMap<K, V> map;
-
+    static final class KeySetView<K, V> extends SetView<K, V, K> {
         KeySetView(OffHeapHashMap<K, V> map) {
-            this.map = map;
+            super(map);
         }
 
         @Override
         public Iterator<K> iterator() {
             map.checkOpen();
             return new PartIterator<>(new EntryIterator<>(map), Map.Entry::getKey);
-        }
-
-        @Override
-        public Spliterator<K> spliterator() {
-            return ScanSpliterator.of(iterator(), Spliterator.DISTINCT);
-        }
-
-        @Override
-        public int size() {
-            return map.size();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return map.isEmpty();
         }
 
         @Override
@@ -301,11 +293,6 @@ final class HashViews {
         @Override
         public boolean remove(Object o) {
             return map.remove(o) != null;
-        }
-
-        @Override
-        public void clear() {
-            map.clear();
         }
     }
 
