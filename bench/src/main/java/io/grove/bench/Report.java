@@ -283,7 +283,7 @@ final class Report implements AutoCloseable {
                     + " within each repeat (the contenders of one repeat run back to back); 'cpu ratio' = ratio of"
                     + " the medians of ops/cpu-s.");
         }
-        printMemory(p, scenarios, threadCounts, contendersPerScenario);
+        printMemory(p, scenarios, contendersPerScenario);
         printHitRatios(p, scenarios, contendersPerScenario);
         printIngestion(p, scenarios, contendersPerScenario);
         for (Scenario s : scenarios) {
@@ -306,8 +306,7 @@ final class Report implements AutoCloseable {
      * Memory per entry after the prefill (1-thread runs; medians): heap growth after a full GC, the off-heap bytes
      * the library reports as taken, and the growth of the resident set, each divided by the entries.
      */
-    private void printMemory(PrintStream p, List<Scenario> scenarios, List<Integer> threadCounts,
-            List<List<Contender<?>>> contendersPerScenario) {
+    private void printMemory(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
         boolean any = runs.stream().anyMatch(r -> r.fields().containsKey("rssPerEntry"));
         if (!any) {
             return;

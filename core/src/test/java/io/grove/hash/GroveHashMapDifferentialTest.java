@@ -378,8 +378,8 @@ class GroveHashMapDifferentialTest {
             } else if (dice < 683) {
                 op = "replaceAll";
                 int salt = random.nextInt(100);
-                model.replaceAll((kk, v) -> vd.derive(v, salt ^ kk.hashCode() & 15));
-                map.replaceAll((kk, v) -> vd.derive(v, salt ^ kk.hashCode() & 15));
+                model.replaceAll((kk, v) -> vd.derive(v, salt ^ (kk.hashCode() & 15)));
+                map.replaceAll((kk, v) -> vd.derive(v, salt ^ (kk.hashCode() & 15)));
                 checkContents();
             } else if (dice < 686) {
                 op = "forEach";

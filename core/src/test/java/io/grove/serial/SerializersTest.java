@@ -288,8 +288,8 @@ class SerializersTest {
         if (i < 0 || i >= x.length || i >= y.length) {
             return false;
         }
-        return x[i] >= 0x10000 && y[i] >= 0xE000 && y[i] <= 0xFFFF
-                || y[i] >= 0x10000 && x[i] >= 0xE000 && x[i] <= 0xFFFF;
+        return (x[i] >= 0x10000 && y[i] >= 0xE000 && y[i] <= 0xFFFF)
+                || (y[i] >= 0x10000 && x[i] >= 0xE000 && x[i] <= 0xFFFF);
     }
 
     @Test

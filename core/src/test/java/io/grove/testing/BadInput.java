@@ -215,7 +215,7 @@ public final class BadInput {
         Iterator<String> advancedIterator = map.keySet().iterator();
         advancedIterator.next(); // the map holds more keys: the iterator may have read them ahead
         Iterator<String> checkedIterator = map.keySet().iterator();
-        checkedIterator.hasNext();
+        assertTrue(checkedIterator.hasNext(), "the filled map has keys");
         Handle handle = zc.get("a");
         closeable.close();
         closeable.close(); // idempotent

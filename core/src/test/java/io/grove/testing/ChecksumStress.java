@@ -133,7 +133,7 @@ public final class ChecksumStress {
                 writersLeft.decrementAndGet();
             }
         });
-        long handleMask = sizes.handleReadEvery - 1;
+        long handleMask = sizes.handleReadEvery - 1L;
         run.workers(threads.factory("checksum-reader"), readers, index -> {
             SplittableRandom random = new SplittableRandom(1000 + index);
             long i = 0;
@@ -255,6 +255,6 @@ public final class ChecksumStress {
 
     /** A permanent key; a hot one half of the time. */
     private long permanentKey(SplittableRandom random) {
-        return -1 - random.nextInt(random.nextBoolean() ? HOT : sizes.permanent);
+        return -1L - random.nextInt(random.nextBoolean() ? HOT : sizes.permanent);
     }
 }

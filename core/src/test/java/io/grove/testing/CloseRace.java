@@ -142,7 +142,8 @@ public final class CloseRace {
         }
     }
 
-    /** One random operation of any kind on the victim. */
+    /** One random operation of any kind on the victim; what it answers does not matter, only that it runs. */
+    @SuppressWarnings("ReturnValueIgnored") // containsKey's answer, as every other operation's, is not looked at
     private static void operate(Victim<Long> victim, ThreadLocalRandom random) {
         ConcurrentMap<Long, Long> map = victim.map();
         ZeroCopyMap<Long, Long> zc = victim.zc();

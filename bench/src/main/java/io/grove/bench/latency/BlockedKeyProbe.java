@@ -58,7 +58,8 @@ final class BlockedKeyProbe {
             long end = System.nanoTime() + maxNanos;
             while (probed < maxProbes && blocked < maxBlocked && System.nanoTime() - end < 0) {
                 int id = SlowWriterRun.otherId(random, keys.length, slowId);
-                if (waits(id, holder) && waits(id, holder)) {
+                boolean waited = waits(id, holder);
+                if (waited && waits(id, holder)) { // got again under a new hold: blocked only if both waited
                     blocked++;
                 }
                 probed++;

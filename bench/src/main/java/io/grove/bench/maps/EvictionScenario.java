@@ -85,7 +85,7 @@ public record EvictionScenario(String name, String description, int keys, int qu
         }
         long nanos = System.nanoTime() - startNanos;
         long cpu = threads.getCurrentThreadCpuTime() - startCpu;
-        long measured = trace.length - from;
+        int measured = trace.length - from;
         Map<String, String> out = new LinkedHashMap<>();
         out.put("opsPerSec", String.format(Locale.ROOT, "%.1f", measured / (nanos / 1e9)));
         out.put("ops", Long.toString(measured));

@@ -110,22 +110,17 @@ public final class OhcKv extends KvContender {
 
         @Override
         public int zeroCopyGet(KvThread t, long id) {
-            DirectValueAccess d = cache.getDirect(t.key);
-            if (d == null) {
-                return ABSENT;
-            }
-            try {
+            try (DirectValueAccess d = cache.getDirect(t.key)) {
+                if (d == null) {
+                    return ABSENT;
+                }
                 ByteBuffer b = d.buffer();
                 int at = b.position();
                 long first = b.getLong(at);
                 long last = b.getLong(b.limit() - 8);
                 return KvRecords.matches(first, last, id) ? FOUND : WRONG;
-            } finally {
-                try {
-                    d.close();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
+            } catch (java.io.IOException e) { // from close()
+                throw new java.io.UncheckedIOException(e);
             }
         }
 

@@ -49,7 +49,7 @@ class BlockedKeyProbeTest {
             } finally {
                 updating = false;
             }
-            return key == keys[SLOW_ID];
+            return key.equals(keys[SLOW_ID]);
         }
 
         @Override

@@ -206,7 +206,9 @@ final class Budget {
 
     /** R2: moves free budget into segment {@code s}'s spare, a batch or the shortfall; whether any moved. */
     private boolean fromFree(int s, long needEntries, long needBytes) {
-        return fromFree(s, ENTRIES, needEntries) | fromFree(s, BYTES, needBytes);
+        boolean movedEntries = fromFree(s, ENTRIES, needEntries);
+        boolean movedBytes = fromFree(s, BYTES, needBytes); // also when entries moved: both accounts are topped up
+        return movedEntries || movedBytes;
     }
 
     private boolean fromFree(int s, int r, long need) {
@@ -218,7 +220,9 @@ final class Budget {
 
     /** R4: moves what segment {@code s} lacks from segment {@code t}'s spare budget; whether any moved. */
     private boolean takeSpare(int t, int s, long needEntries, long needBytes) {
-        return takeSpare(t, s, ENTRIES, needEntries) | takeSpare(t, s, BYTES, needBytes);
+        boolean movedEntries = takeSpare(t, s, ENTRIES, needEntries);
+        boolean movedBytes = takeSpare(t, s, BYTES, needBytes); // also when entries moved: both accounts are topped up
+        return movedEntries || movedBytes;
     }
 
     private boolean takeSpare(int t, int s, int r, long need) {

@@ -205,7 +205,7 @@ final class HashTable {
             if ((v & 1) == 0) {
                 return v;
             }
-            if (SegmentLayout.isClosed(sb, so) || sharedPool && !pool.isLive(segmentRefs[s])) {
+            if (SegmentLayout.isClosed(sb, so) || (sharedPool && !pool.isLive(segmentRefs[s]))) {
                 throw closed();
             }
             Backoff.pause(spins);

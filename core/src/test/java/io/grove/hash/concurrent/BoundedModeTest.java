@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class BoundedModeTest {
     /** An entry's bytes against the bound: 32 bytes of fields, the 8-byte key (a multiple of 8), the value. */
     private static long entryBytes(byte[] value) {
-        return 32 + 8 + value.length;
+        return 32L + 8 + value.length;
     }
 
     private static long bytesOf(Map<Long, byte[]> map) {

@@ -88,7 +88,7 @@ public class HashMapGrowthLincheckTest extends HashMapOperations {
             anyKey |= map.containsKey(key(k));
         }
         int bits = Internals.bucketBits(map, SEGMENT);
-        if (bits != 4 && bits != 5 || anyKey && bits != 5) {
+        if ((bits != 4 && bits != 5) || (anyKey && bits != 5)) {
             throw new AssertionError("segment " + SEGMENT + " has 2^" + bits + " buckets with "
                     + Internals.count(map, SEGMENT) + " entries");
         }

@@ -112,7 +112,7 @@ class IteratorStressTest {
                             throw new AssertionError("the iterator returned key " + k + " twice, after "
                                     + seen.size() + " keys");
                         }
-                        if (k < 0 || k % 2 == 0 && k >= 2L * STABLE || k % 2 == 1 && k >= 2L * CHURN_KEYS + 1) {
+                        if (k < 0 || (k % 2 == 0 && k >= 2L * STABLE) || (k % 2 == 1 && k >= 2L * CHURN_KEYS + 1)) {
                             throw new AssertionError("the iterator returned key " + k + ", never inserted");
                         }
                         if (k % 2 == 0) {

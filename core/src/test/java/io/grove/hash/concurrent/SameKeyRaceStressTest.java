@@ -190,7 +190,7 @@ class SameKeyRaceStressTest {
                     seen[0] = old;
                     return removeIt ? null : fresh;
                 });
-                if (calls[0] > 1 || calls[0] == 0 && result != null) {
+                if (calls[0] > 1 || (calls[0] == 0 && result != null)) {
                     throw new AssertionError("computeIfPresent: " + calls[0] + " calls, result " + result);
                 }
                 taken(out, k, seen[0]);

@@ -15,8 +15,12 @@ public class SequentialMapSpec {
         return 5L * k;
     }
 
+    /** 10 for an absent key, then one more per call, up to 13, which the next call removes (null). */
     static Long computeFunction(Long old) {
-        return old == null ? 10L : old >= 13 ? null : old + 1;
+        if (old == null) {
+            return 10L;
+        }
+        return old >= 13 ? null : old + 1;
     }
 
     static Long mergeFunction(Long old, Long given) {

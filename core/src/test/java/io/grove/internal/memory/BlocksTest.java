@@ -99,7 +99,7 @@ class BlocksTest {
             RefusingSource source = new RefusingSource(Long.MAX_VALUE);
             try (Pool pool = new Pool(BLOCK, 8L * BLOCK, reclamation, source)) {
                 int slice = 1000;
-                while (source.reserved < 2 && pool.footprint().allocatedBytes() + 2 * (slice + 32) < BLOCK) {
+                while (source.reserved < 2 && pool.footprint().allocatedBytes() + 2L * (slice + 32) < BLOCK) {
                     pool.allocate(slice); // fills the first block
                 }
                 MemoryFootprint before = pool.footprint();

@@ -123,11 +123,9 @@ class NovaAllocatorTest {
         announced.await();
         assertTrue(pool.delete(target));
         pool.reclaimNow();
-        List<Long> others = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             long r = pool.allocate(100);
             assertNotEquals(granule(target), granule(r), "reused while a writer holds it");
-            others.add(r);
         }
         assertTrue(pool.footprint().releasedBytes() > 0, "the stalled slice waits in a release list");
         finish.countDown();

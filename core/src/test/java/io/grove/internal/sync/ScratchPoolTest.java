@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.testing.StressRun;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,9 +58,10 @@ class ScratchPoolTest {
         int tasks = 20_000;
         int concurrent = 8;
         java.util.concurrent.Semaphore permits = new java.util.concurrent.Semaphore(concurrent);
+        List<Future<?>> results = new ArrayList<>();
         try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
-                executor.submit(() -> {
+                results.add(executor.submit(() -> {
                     permits.acquire();
                     try {
                         Item item = pool.acquire();
@@ -67,9 +72,10 @@ class ScratchPoolTest {
                         permits.release();
                     }
                     return null;
-                });
+                }));
             }
         }
+        getAll(results);
         assertTrue(made.get() <= pool.capacity() + concurrent, made.get() + " objects made for " + tasks + " tasks");
     }
 
@@ -78,37 +84,48 @@ class ScratchPoolTest {
         int burst = 1_000;
         CountDownLatch allHold = new CountDownLatch(burst);
         CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> results = new ArrayList<>();
         try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < burst; i++) {
-                executor.submit(() -> {
+                results.add(executor.submit(() -> {
                     Item item = pool.acquire();
                     allHold.countDown();
                     go.await();
                     item.giveBack();
                     return null;
-                });
+                }));
             }
             allHold.await();
             go.countDown();
         }
+        getAll(results);
         assertTrue(made.get() == burst);
         int idle = 0;
+        List<Future<?>> held = new ArrayList<>();
         try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             CountDownLatch taken = new CountDownLatch(burst);
             CountDownLatch release = new CountDownLatch(1);
             for (int i = 0; i < burst; i++) {
-                executor.submit(() -> {
+                held.add(executor.submit(() -> {
                     Item item = pool.acquire();
                     taken.countDown();
                     release.await();
                     return item;
-                });
+                }));
             }
             taken.await();
             idle = burst - (made.get() - burst);
             release.countDown();
         }
+        getAll(held);
         assertTrue(idle <= pool.capacity(), idle + " idle objects were kept; capacity " + pool.capacity());
+    }
+
+    /** Waits for each task and rethrows what it threw, which its executor would otherwise keep to itself. */
+    private static void getAll(List<Future<?>> results) throws InterruptedException, ExecutionException {
+        for (Future<?> result : results) {
+            result.get();
+        }
     }
 
     @ParameterizedTest

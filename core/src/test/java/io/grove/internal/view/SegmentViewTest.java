@@ -42,6 +42,7 @@ class SegmentViewTest {
     private SegmentView view;
 
     @BeforeEach
+    @SuppressWarnings("MustBeClosedChecker") // the arena lives for one test: tearDown closes it
     void setUp() {
         arena = Arena.ofConfined();
         segment = arena.allocate(TOTAL);

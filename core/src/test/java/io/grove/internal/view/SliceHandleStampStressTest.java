@@ -104,7 +104,7 @@ class SliceHandleStampStressTest {
         block.set(ValueLayout.JAVA_LONG, at + STAMP, 0L);
         block.set(WORD, at + GENERATION, generation);
         for (int i = 0; i < WORDS; i++) {
-            block.set(WORD, at + VALUE + i * Long.BYTES, 0L);
+            block.set(WORD, at + VALUE + (long) i * Long.BYTES, 0L);
         }
         return new Slice(ref, generation);
     }

@@ -14,6 +14,7 @@ import io.grove.serial.Serializers;
 import io.grove.view.ReadView;
 import io.grove.view.WriteView;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ConcurrentModificationException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -106,7 +107,7 @@ class SliceHandleTest {
         SliceHandle handle = new SliceHandle(pool, store("12345"));
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> handle.getInt(2));
         assertTrue(e.getMessage().contains("size 5"), e.getMessage());
-        assertArrayEquals("12345".getBytes(), handle.toByteArray());
+        assertArrayEquals("12345".getBytes(StandardCharsets.UTF_8), handle.toByteArray());
     }
 
     @Test
