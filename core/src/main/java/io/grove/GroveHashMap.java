@@ -20,11 +20,12 @@ import java.util.concurrent.ConcurrentMap;
  * locked: it should be short (writers of the segment's other keys wait for it; readers do not) and must not update
  * the map. A function that calls the map on a key of its own segment in a way that would wait for itself (an
  * update, or a read of the key being updated in place) gets {@link IllegalStateException} ("Recursive update"),
- * as {@link java.util.concurrent.ConcurrentHashMap}'s does, and the map is left unchanged. {@code putAll}, {@code replaceAll} and {@code clear} are
- * atomic per key, not as a whole. Iterators and views are weakly consistent, as {@link
- * java.util.concurrent.ConcurrentHashMap}'s: they never throw {@link java.util.ConcurrentModificationException},
- * return each entry present throughout the iteration exactly once, and may or may not show concurrent changes.
- * {@code size()} adds per-segment counts and is exact only when no update runs.
+ * as {@link java.util.concurrent.ConcurrentHashMap}'s does, and the map is left unchanged. {@code putAll},
+ * {@code replaceAll} and {@code clear} are atomic per key, not as a whole. Iterators and views are weakly consistent,
+ * as {@link java.util.concurrent.ConcurrentHashMap}'s: they never throw
+ * {@link java.util.ConcurrentModificationException}, return each entry present throughout the iteration exactly once,
+ * and may or may not show concurrent changes. {@code size()} adds per-segment counts and is exact only when no update
+ * runs.
  *
  * <p>Reads ({@code get}, {@code containsKey}, iteration, {@code zc().get}) take no lock and never wait for a
  * writer of another key; a read of a key whose value a {@link ZeroCopyMap#computeIfPresent zero-copy in-place

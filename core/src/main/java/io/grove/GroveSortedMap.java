@@ -140,7 +140,10 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             return this;
         }
 
-        /** Entries per chunk, {@value #MIN_CHUNK_SIZE} to {@value #MAX_CHUNK_SIZE}; default {@value #DEFAULT_CHUNK_SIZE}. */
+        /**
+         * Entries per chunk, {@value #MIN_CHUNK_SIZE} to {@value #MAX_CHUNK_SIZE}; default
+         * {@value #DEFAULT_CHUNK_SIZE}.
+         */
         public Builder<K, V> chunkSize(int entries) {
             if (entries < MIN_CHUNK_SIZE || entries > MAX_CHUNK_SIZE) {
                 throw new IllegalArgumentException("chunkSize must be between " + MIN_CHUNK_SIZE + " and "

@@ -165,7 +165,8 @@ public final class BenchMain {
                             if (r.ok()) {
                                 long bad = r.count("mismatches") + r.count("verifyWrong") + r.count("anomalies");
                                 System.err.printf(Locale.ROOT, "%,.0f ops/s, cpu %.0f%% (%.0f s)%s%n", r.opsPerSec(),
-                                        100 * r.number("cpuShare"), r.wallSeconds(), bad > 0 ? "  WRONG VALUES: " + bad : "");
+                                        100 * r.number("cpuShare"), r.wallSeconds(),
+                                        bad > 0 ? "  WRONG VALUES: " + bad : "");
                                 if (bad > 0) {
                                     failures++;
                                 }
@@ -200,7 +201,9 @@ public final class BenchMain {
         return r.ok() && r.othersCpuShare() - headroom > options.disturbedAbove;
     }
 
-    /** {@code bench/results} next to the jar ({@code bench/target/grove-bench.jar}), else under the working directory. */
+    /**
+     * {@code bench/results} next to the jar ({@code bench/target/grove-bench.jar}), else under the working directory.
+     */
     public static Path defaultResultsDirectory() {
         try {
             Path jar = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -68,8 +68,8 @@ final class Launcher {
             error = "interrupted";
         }
         double wall = (System.nanoTime() - start) / 1e9;
-        return new RunRecord(config.scenario(), config.contender(), config.threads(), repeat, startTime, status, fields, error,
-                split[0], split[1], wall, load);
+        return new RunRecord(config.scenario(), config.contender(), config.threads(), repeat, startTime, status, fields,
+                error, split[0], split[1], wall, load);
     }
 
     /**

@@ -19,7 +19,8 @@ final class Report implements AutoCloseable {
     private static final List<String> WORKER_FIELDS = List.of("opsPerSec", "ops", "seconds", "opsPerCpuSec",
             "threadCpuSeconds", "cpuShare", "processCpuSeconds", "othersCpuShare", "mismatches",
             "verifyWrong", "readRetries", "writeRetries", "lostRaces", "anomalies", "prefillSeconds", "gcCount",
-            "gcMillis", "gcConcurrentCount", "gcConcurrentMillis", "gcNames", "heapMax", "heapUsedAfterRun", "heapLiveAfterGc", "offHeapLimit",
+            "gcMillis", "gcConcurrentCount", "gcConcurrentMillis", "gcNames", "heapMax", "heapUsedAfterRun",
+            "heapLiveAfterGc", "offHeapLimit",
             "offHeapReservedAfterPrefill", "offHeapReserved", "offHeapLive", "offHeapReleased", "offHeapFree",
             "rssPeak", "rss", "misses", "entries", "heapGrowth", "rssGrowth", "offHeapUsed",
             "offHeapLiveAfterPrefill", "heapPerEntry", "rssPerEntry", "offHeapPerEntry", "hitRatio", "lruHitRatio",
@@ -41,8 +42,8 @@ final class Report implements AutoCloseable {
         this.csv = directory.resolve(stamp + ".csv");
         this.out = Files.newBufferedWriter(csv, StandardCharsets.UTF_8);
         List<String> header = new ArrayList<>(List.of("date", "host", "cores", "memory_bytes", "cpu", "jdk",
-                "scenario", "contender", "threads", "repeat", "run_start", "status", "warmup_ms", "duration_ms", "budget_bytes",
-                "xmx_bytes", "off_heap_limit_bytes", "load_avg_1m", "wall_seconds", "operations"));
+                "scenario", "contender", "threads", "repeat", "run_start", "status", "warmup_ms", "duration_ms",
+                "budget_bytes", "xmx_bytes", "off_heap_limit_bytes", "load_avg_1m", "wall_seconds", "operations"));
         header.addAll(WORKER_FIELDS);
         header.add("error");
         line(header);
@@ -98,8 +99,8 @@ final class Report implements AutoCloseable {
                     c.getOrDefault("error", ""), xmx, offHeap, Double.parseDouble(c.get("wall_seconds")),
                     Double.parseDouble(c.get("load_avg_1m"))));
             date = c.get("date");
-            machine = new Machine(c.get("host"), Integer.parseInt(c.get("cores")), Long.parseLong(c.get("memory_bytes")),
-                    c.get("cpu"), c.get("jdk"));
+            machine = new Machine(c.get("host"), Integer.parseInt(c.get("cores")),
+                    Long.parseLong(c.get("memory_bytes")), c.get("cpu"), c.get("jdk"));
             options.warmupMillis = Long.parseLong(c.get("warmup_ms"));
             options.durationMillis = Long.parseLong(c.get("duration_ms"));
             options.budget = Long.parseLong(c.get("budget_bytes"));
@@ -158,7 +159,8 @@ final class Report implements AutoCloseable {
                 Long.toString(machine.memoryBytes()), machine.cpu(), machine.jdk(), r.scenario(), r.contender(),
                 Integer.toString(r.threads()), Integer.toString(r.repeat()), r.start(), r.status(),
                 Long.toString(options.warmupMillis), Long.toString(options.durationMillis),
-                Long.toString(options.budgetFor(r.contender())), Long.toString(r.xmx()), Long.toString(r.offHeapLimit()),
+                Long.toString(options.budgetFor(r.contender())), Long.toString(r.xmx()),
+                Long.toString(r.offHeapLimit()),
                 String.format(Locale.ROOT, "%.2f", r.loadAverage()),
                 String.format(Locale.ROOT, "%.1f", r.wallSeconds()),
                 r.fields().entrySet().stream().filter(e -> e.getKey().startsWith("op."))
@@ -253,9 +255,10 @@ final class Report implements AutoCloseable {
                 + "), same run. 'spread' = ±half the range of the runs around the median. 'rss MiB' = peak resident"
                 + " set of the worker JVM; 'ops/cpu-s' = operations per CPU second of each worker thread, summed"
                 + " over threads (GC threads not counted); 'cpu%' = CPU time the worker threads got / their timed"
-                + " wall time (below 100 when other processes or the JVM's own GC threads shared the cores); 'others%' ="
-                + " share of the machine's CPUs that other processes used during the timed phase; 'off-heap' = off-heap reserved after the run; 'heap live' = heap used"
-                + " after a full GC at the end; 'gc ms' = GC pause time in the timed phase; 'retries' = optimistic reads"
+                + " wall time (below 100 when other processes or the JVM's own GC threads shared the cores);"
+                + " 'others%' = share of the machine's CPUs that other processes used during the timed phase;"
+                + " 'off-heap' = off-heap reserved after the run; 'heap live' = heap used after a full GC at the end;"
+                + " 'gc ms' = GC pause time in the timed phase; 'retries' = optimistic reads"
                 + " and writes retried because the entry was replaced under them; 'bad' = wrong values read or"
                 + " found by the final check (must be 0).");
         boolean anyComparison = scenarios.stream().anyMatch(s -> !s.comparisons().isEmpty());
@@ -340,8 +343,12 @@ final class Report implements AutoCloseable {
                 + " and heap.");
     }
 
-    /** The eviction scenarios (runs with a {@code hitRatio}): each contender's hit ratio against exact LRU on the same trace. */
-    private void printHitRatios(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
+    /**
+     * The eviction scenarios (runs with a {@code hitRatio}): each contender's hit ratio against exact LRU on the same
+     * trace.
+     */
+    private void printHitRatios(PrintStream p, List<Scenario> scenarios,
+            List<List<Contender<?>>> contendersPerScenario) {
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
             if (runs.stream().noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("hitRatio"))) {
@@ -368,15 +375,18 @@ final class Report implements AutoCloseable {
     }
 
     /** Ingestion within the budget (the Oak paper's Fig. 3a): pairs ingested per contender, median and ratio. */
-    private void printIngestion(PrintStream p, List<Scenario> scenarios, List<List<Contender<?>>> contendersPerScenario) {
+    private void printIngestion(PrintStream p, List<Scenario> scenarios,
+            List<List<Contender<?>>> contendersPerScenario) {
         for (int si = 0; si < scenarios.size(); si++) {
             Scenario s = scenarios.get(si);
-            if (runs.stream().noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("ingestedPairs"))) {
+            if (runs.stream()
+                    .noneMatch(r -> r.scenario().equals(s.name()) && r.fields().containsKey("ingestedPairs"))) {
                 continue;
             }
             p.println();
             String format = "%-20s %-16s %14s %7s %9s %12s  %s%n";
-            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s", "stopped by (per run)");
+            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s",
+                    "stopped by (per run)");
             double base = median(s.name(), s.baseline(), 1, "ingestedPairs");
             for (Contender<?> c : contendersPerScenario.get(si)) {
                 List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
@@ -384,11 +394,13 @@ final class Report implements AutoCloseable {
                 p.printf(format, s.name(), c.name(), count(pairs), ratio(pairs, base),
                         Double.isNaN(pairs) ? "-" : String.format(Locale.ROOT, "%.2f", pairs * 1_100 / (1L << 30)),
                         count(median(s.name(), c.name(), 1, "opsPerSec")),
-                        cell.stream().map(r -> r.fields().getOrDefault("ingestStop", "?")).collect(Collectors.joining(",")));
+                        cell.stream().map(r -> r.fields().getOrDefault("ingestStop", "?"))
+                                .collect(Collectors.joining(",")));
             }
-            p.println("'raw GiB' = pairs x 1,100 bytes (100-byte key + 1,000-byte value); 'pairs/s' = ingestion rate over"
-                    + " the whole run, one thread; stops: heap-full (OutOfMemoryError), off-heap-full"
-                    + " (GroveOutOfMemoryException), stalled (a window of 16,384 pairs took over 5 s), time-limit, cap.");
+            p.println("'raw GiB' = pairs x 1,100 bytes (100-byte key + 1,000-byte value); 'pairs/s' = ingestion rate"
+                    + " over the whole run, one thread; stops: heap-full (OutOfMemoryError), off-heap-full"
+                    + " (GroveOutOfMemoryException), stalled (a window of 16,384 pairs took over 5 s), time-limit,"
+                    + " cap.");
         }
     }
 

@@ -9,8 +9,8 @@ import java.util.Map;
  *     the medians); {@code failed} (the worker reported an error or exited badly); {@code timeout}
  * @param fields the worker's {@link ChildJvm#RESULT_PREFIX} fields (empty if none)
  */
-record RunRecord(String scenario, String contender, int threads, int repeat, String start, String status, Map<String, String> fields,
-        String error, long xmx, long offHeapLimit, double wallSeconds, double loadAverage) {
+record RunRecord(String scenario, String contender, int threads, int repeat, String start, String status,
+        Map<String, String> fields, String error, long xmx, long offHeapLimit, double wallSeconds, double loadAverage) {
 
     RunRecord retried() {
         return new RunRecord(scenario, contender, threads, repeat, start, "retried", fields, error, xmx, offHeapLimit,

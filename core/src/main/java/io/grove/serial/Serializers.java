@@ -68,8 +68,9 @@ public final class Serializers {
      * a surrogate pair in UTF-16) and the other a character in U+E000..U+FFFF. Code point order puts the
      * supplementary character last; {@code String.compareTo} puts it first, because its high surrogate
      * (0xD800..0xDBFF) is less than 0xE000. For example, the one-character string U+FFFD sorts before the
-     * one-character string U+1F600 here, and after it with {@code String.compareTo}. Strings without characters in U+E000..U+FFFF
-     * (e.g. all of ASCII, Latin, Greek, Cyrillic, CJK) or without supplementary characters sort identically.
+     * one-character string U+1F600 here, and after it with {@code String.compareTo}. Strings without characters in
+     * U+E000..U+FFFF (e.g. all of ASCII, Latin, Greek, Cyrillic, CJK) or without supplementary characters sort
+     * identically.
      *
      * <p><b>Unpaired surrogates.</b> A {@code char} in 0xD800..0xDFFF that is not part of a high-low surrogate
      * pair has no UTF-8 encoding; rather than replace it and lose data, {@code size} and {@code write} throw

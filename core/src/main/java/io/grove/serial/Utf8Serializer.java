@@ -146,7 +146,8 @@ final class Utf8Serializer implements Serializer<String> {
     }
 
     private static IllegalArgumentException malformed(int offset, int value, String what) {
-        return new IllegalArgumentException("malformed UTF-8 at offset " + offset + ": byte " + hex(value) + " " + what);
+        return new IllegalArgumentException("malformed UTF-8 at offset " + offset + ": byte " + hex(value) + " "
+                + what);
     }
 
     private static String hex(int value) {

@@ -7,8 +7,8 @@ import static io.grove.testing.BadInput.assertIteratorMisuseIsRejected;
 import static io.grove.testing.BadInput.assertLeakedViewsThrowIllegalState;
 import static io.grove.testing.BadInput.assertMessage;
 import static io.grove.testing.BadInput.assertNamesTheSerializer;
-import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
 import static io.grove.testing.BadInput.assertTheLimitIsNamed;
+import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
 import static io.grove.testing.BadInput.badKeyCases;
 import static io.grove.testing.BadInput.badValueCases;
 import static io.grove.testing.BadInput.entryEndings;
@@ -52,9 +52,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Bad input to {@link GroveHashMap} (CONTRIBUTING.md, "Bad input"): each gets a clear exception and changes nothing, and
- * the map stays usable afterwards. "Changes nothing" is checked on the contents and on the number of live slices
- * in the pool, so that a slice allocated by the failed operation and never freed shows up too.
+ * Bad input to {@link GroveHashMap} (CONTRIBUTING.md, "Bad input"): each gets a clear exception and changes nothing,
+ * and the map stays usable afterwards. "Changes nothing" is checked on the contents and on the number of live slices in
+ * the pool, so that a slice allocated by the failed operation and never freed shows up too.
  */
 class GroveHashMapBadInputTest {
     private static final Duration TIME_LIMIT = Duration.ofSeconds(20);

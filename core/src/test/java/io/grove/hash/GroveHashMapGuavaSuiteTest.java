@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Guava testlib's {@code ConcurrentMap} contract suite (CONTRIBUTING.md, testing layer 2) over {@link GroveHashMap}, with
- * the features {@code ConcurrentHashMap}'s own Guava suite declares ({@code TestsForMapsInJavaUtil}): general
- * purpose, iterator remove, any size, and no null keys, values or null queries. {@code SERIALIZABLE} is left out:
- * an off-heap map is not {@code Serializable}.
+ * Guava testlib's {@code ConcurrentMap} contract suite (CONTRIBUTING.md, testing layer 2) over {@link GroveHashMap},
+ * with the features {@code ConcurrentHashMap}'s own Guava suite declares ({@code TestsForMapsInJavaUtil}): general
+ * purpose, iterator remove, any size, and no null keys, values or null queries. {@code SERIALIZABLE} is left out: an
+ * off-heap map is not {@code Serializable}.
  *
  * <p>Two generators: the default expected size, and {@code expectedSize(1)} with segments that have grown. Guava's
  * maps hold at most a handful of entries, too few to pass any segment's growth threshold (more than 12 entries in

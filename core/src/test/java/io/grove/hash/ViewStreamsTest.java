@@ -101,7 +101,8 @@ class ViewStreamsTest {
                         Collection<?> c = view.getValue().apply(map);
                         Object[] array = c.stream().toArray();
                         long parallel = c.parallelStream().count();
-                        assertTrue(array.length >= KEYS / 2 && array.length <= KEYS, view.getKey() + ": " + array.length);
+                        assertTrue(array.length >= KEYS / 2 && array.length <= KEYS,
+                                view.getKey() + ": " + array.length);
                         assertTrue(parallel >= KEYS / 2 && parallel <= KEYS, view.getKey() + " parallel: " + parallel);
                     }
                 }

@@ -115,7 +115,9 @@ public final class CloseRace {
                 ConcurrentMap<Long, byte[]> map = bystander.map();
                 Map<Long, byte[]> model = new HashMap<>();
                 ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (long i = 0; run.proceed(i) && (sawClose.get() < workers || i < BYSTANDER_WRITES_AFTER_CLOSE); i++) {
+                for (long i = 0;
+                        run.proceed(i) && (sawClose.get() < workers || i < BYSTANDER_WRITES_AFTER_CLOSE);
+                        i++) {
                     long key = BYSTANDER_KEYS + random.nextInt(KEYS);
                     if (random.nextInt(4) == 0) {
                         assertArrayEquals(model.remove(key), map.remove(key), "bystander remove of " + key);

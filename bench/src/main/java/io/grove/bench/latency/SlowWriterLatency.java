@@ -161,7 +161,8 @@ public final class SlowWriterLatency {
                 o.spin ? "spin" : "sleep", Long.toString(o.pauseNanos), Integer.toString(o.keys),
                 Integer.toString(o.valueSize), Long.toString(o.warmupMillis), Long.toString(o.durationMillis),
                 Long.toString(o.waitedAboveNanos), Long.toString(o.budget),
-                String.format(Locale.ROOT, "%.2f", r.loadAverage()), String.format(Locale.ROOT, "%.1f", r.wallSeconds())));
+                String.format(Locale.ROOT, "%.2f", r.loadAverage()),
+                String.format(Locale.ROOT, "%.1f", r.wallSeconds())));
         for (String f : FIELDS) {
             row.add(r.fields().getOrDefault(f, ""));
         }

@@ -8,8 +8,8 @@ import io.grove.bench.Subject;
  * found is the value of the key asked for.
  *
  * <p>When a method is called, {@link KvThread#key} already holds the key of {@code id} and, for {@code put} and
- * {@code putIfAbsent}, {@link KvThread#value} its value. Return conventions: reads return {@link #ABSENT}, {@link #FOUND} or {@link #WRONG} (a value that does not
- * belong to the key: a bug in the map or in its use).
+ * {@code putIfAbsent}, {@link KvThread#value} its value. Return conventions: reads return {@link #ABSENT},
+ * {@link #FOUND} or {@link #WRONG} (a value that does not belong to the key: a bug in the map or in its use).
  */
 public interface KvMap extends Subject {
     int ABSENT = 0;

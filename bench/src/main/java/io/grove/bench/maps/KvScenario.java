@@ -27,8 +27,8 @@ public record KvScenario(String name, String description, Map<String, Integer> m
             throw new IllegalArgumentException("scenario " + name + ": the mix sums to " + total + "%, not 100%");
         }
         if (keySize < 8 || valueSize < 16 || prefillFraction < 0 || prefillFraction > 1) {
-            throw new IllegalArgumentException("scenario " + name + ": key size " + keySize + " (at least 8), value size "
-                    + valueSize + " (at least 16), prefill " + prefillFraction + " (0..1)");
+            throw new IllegalArgumentException("scenario " + name + ": key size " + keySize + " (at least 8), value"
+                    + " size " + valueSize + " (at least 16), prefill " + prefillFraction + " (0..1)");
         }
         comparisons = List.copyOf(comparisons);
     }

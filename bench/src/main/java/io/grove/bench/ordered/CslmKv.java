@@ -17,7 +17,10 @@ import java.util.function.Consumer;
  * same view, as the map has no stream that reuses objects (its entries are its own nodes' objects in both cases).
  */
 final class CslmKv implements OrderedKv {
-    /** Not final only so that {@link #close} can drop it whole: {@code clear()} itself allocates (and fails on a full heap). */
+    /**
+     * Not final only so that {@link #close} can drop it whole: {@code clear()} itself allocates (and fails on a full
+     * heap).
+     */
     private ConcurrentSkipListMap<ByteKey, byte[]> map = new ConcurrentSkipListMap<>();
 
     /** A thread's lookup key (wrapping its key buffer) and stream consumer. */

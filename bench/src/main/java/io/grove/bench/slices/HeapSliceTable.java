@@ -82,8 +82,9 @@ final class HeapSliceTable implements SliceTable {
         if (v.length != valueSize) {
             return false;
         }
-        boolean ok = SliceValues.matches(key, (long) LONGS.get(v, SliceValues.KEY), (long) LONGS.get(v, SliceValues.STAMP),
-                (long) LONGS.get(v, SliceValues.UPDATE), (long) LONGS.get(v, checkOffset));
+        boolean ok = SliceValues.matches(key, (long) LONGS.get(v, SliceValues.KEY),
+                (long) LONGS.get(v, SliceValues.STAMP), (long) LONGS.get(v, SliceValues.UPDATE),
+                (long) LONGS.get(v, checkOffset));
         for (int i = 3; ok && i < valueSize / 8 - 1; i++) {
             ok = (long) LONGS.get(v, i * 8) == SliceValues.filler(i);
         }

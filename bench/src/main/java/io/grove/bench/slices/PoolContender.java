@@ -16,7 +16,8 @@ public final class PoolContender implements Contender<SliceTable> {
     /** Grow-only: never reuses memory, so its limit exceeds the budget by design. */
     public static final PoolContender GROW_ONLY = new PoolContender("grow-only", Reclamation.GROW_ONLY,
             Placement.OFF_HEAP_UNBOUNDED,
-            "Grove Pool, grow-only (never reuses memory; off-heap limit --grow-only-limit, beyond the budget by design)");
+            "Grove Pool, grow-only (never reuses memory; off-heap limit --grow-only-limit, beyond the budget by"
+                    + " design)");
 
     private final String name;
     private final Reclamation reclamation;

@@ -3,7 +3,6 @@ package io.grove.bench.slices;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.grove.MemoryFootprint;
-import io.grove.bench.Subject;
 import io.grove.bench.ThreadContext;
 import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;

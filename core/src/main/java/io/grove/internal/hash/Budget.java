@@ -57,7 +57,10 @@ final class Budget {
     static final int BYTES = 1;
     private static final int GIVE_UP_SECONDS = 1;
     private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(GIVE_UP_SECONDS);
-    /** The accounts: 8-byte aligned longs in the platform's byte order ({@link SegmentLayout}, {@link DirectoryLayout}). */
+    /**
+     * The accounts: 8-byte aligned longs in the platform's byte order ({@link SegmentLayout},
+     * {@link DirectoryLayout}).
+     */
     private static final VarHandle ACCOUNT = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
     /** Told of each victim before it is unlinked, under the lock of its segment (for the eviction listener). */

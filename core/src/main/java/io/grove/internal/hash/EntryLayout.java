@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0            8              16           20           24            28           32      valueOffset(keyLength)
+ * byte offset 0            8              16           20           24            28           32      valueOffset
  *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+
  *            | next (ref) | stamp (long) | hash (int) | keyLength  | valueLength | uses (int) | key |  | value       |
  *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+

@@ -6,7 +6,6 @@ import io.grove.internal.sync.Backoff;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -21,9 +20,9 @@ import java.lang.invoke.VarHandle;
  * ({@link EntryLayout}); the directory ({@link DirectoryLayout}) lists the segments' references. A bounded map's
  * bound is accounted by {@link Budget}, its evictions chosen by {@link ClockEviction}.
  *
- * <p><b>Writers</b> (MapHash §3.5 and §3.7: a lock per chain, here per segment): take the segment's lock (a CAS spin lock
- * in the segment record, off heap so that it can later work across processes), search, and change the chains
- * only inside a mutation (version odd). An entry is one slice holding its key and its value, so a lookup costs
+ * <p><b>Writers</b> (MapHash §3.5 and §3.7: a lock per chain, here per segment): take the segment's lock (a CAS spin
+ * lock in the segment record, off heap so that it can later work across processes), search, and change the chains only
+ * inside a mutation (version odd). An entry is one slice holding its key and its value, so a lookup costs
  * one cache miss for the entry and none more for the value. A new entry is written while private, before the
  * mutation links it; a put on a present key links a new entry in the old one's place (so handles on the old value
  * fail, as the zero-copy API promises); removed and replaced entries are deleted through Nova after the mutation.
@@ -271,7 +270,8 @@ final class HashTable {
         int bits = SegmentLayout.bucketBits(sb, so);
         long old = SegmentLayout.oldBuckets(sb, so);
         if (old != 0) {
-            long head = SegmentLayout.bucket(pool.segment(old), pool.payloadOffset(old), hash & ((1L << (bits - 1)) - 1));
+            long head = SegmentLayout.bucket(pool.segment(old), pool.payloadOffset(old),
+                    hash & ((1L << (bits - 1)) - 1));
             if (head != SegmentLayout.MOVED) {
                 return head;
             }
@@ -699,7 +699,10 @@ final class HashTable {
         return valueOffset(e, keyLength(e));
     }
 
-    /** The offset of the value bytes in {@code pool.segment(e)} of entry {@code e}, whose key has {@code keyLength} bytes. */
+    /**
+     * The offset of the value bytes in {@code pool.segment(e)} of entry {@code e}, whose key has {@code keyLength}
+     * bytes.
+     */
     long valueOffset(long e, int keyLength) {
         return pool.payloadOffset(e) + EntryLayout.valueOffset(keyLength);
     }

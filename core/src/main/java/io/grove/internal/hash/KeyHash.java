@@ -9,7 +9,8 @@ import java.lang.foreign.ValueLayout;
  * multiply-and-rotate mix, then a final avalanche.
  */
 final class KeyHash {
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong WORD =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0x9E3779B97F4A7C15L;
     private static final long M2 = 0xC2B2AE3D27D4EB4FL;
 

@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * size (and some are replaced, some grown in place), so Nova reuses memory across size classes.
  *
  * <p>Checked at quiescent points through {@code footprint()}: the number of live slices is exactly one per entry
- * (an entry holds its key and value) plus the table's own slices, which never change in number (a segment that grows swaps its
- * bucket array for one twice the size); live bytes and reserved bytes after a long churn are no more than
+ * (an entry holds its key and value) plus the table's own slices, which never change in number (a segment that grows
+ * swaps its bucket array for one twice the size); live bytes and reserved bytes after a long churn are no more than
  * after a short one (plus the bucket arrays that grew meanwhile); after {@code clear()} only the table's slices
  * remain; after {@code close()} the shared pool the map drew on holds no live slice. A leak of one slice per
  * thousand operations, or any growth of reserved memory, fails the test; a larger leak fails earlier with the

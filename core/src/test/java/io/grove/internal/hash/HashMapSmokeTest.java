@@ -150,7 +150,8 @@ class HashMapSmokeTest {
             assertEquals(model, streamed);
             assertEquals(5000, map.zc().keyStream().count());
             assertEquals(5000, map.zc().valueStream().mapToInt(io.grove.view.Handle::size).count());
-            java.util.Iterator<Map.Entry<io.grove.view.Handle, io.grove.view.Handle>> it = map.zc().entrySet().iterator();
+            java.util.Iterator<Map.Entry<io.grove.view.Handle, io.grove.view.Handle>> it =
+                    map.zc().entrySet().iterator();
             int removed = 0;
             while (it.hasNext()) {
                 if (Serializers.longs().read(it.next().getKey()) % 2 == 0) {

@@ -96,7 +96,8 @@ class NovaSafetyStressTest {
                     long fresh = newSlice(pool, s, ++incarnation, SIZES[random.nextInt(SIZES.length)]);
                     long old = table.getAndSet(s, fresh);
                     if (!pool.delete(old)) {
-                        throw new AssertionError("delete of the slice just unlinked failed: " + Reference.toString(old));
+                        throw new AssertionError("delete of the slice just unlinked failed: "
+                                + Reference.toString(old));
                     }
                     if ((++count & 63) == 0) {
                         progress.addAndGet(64);

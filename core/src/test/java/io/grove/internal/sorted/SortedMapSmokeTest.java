@@ -79,7 +79,8 @@ class SortedMapSmokeTest {
                 map.put(i, i * 10);
             }
             List<Integer> down = new ArrayList<>();
-            map.zc().descendingMap().entryStream().forEach(e -> down.add(e.getKey().getInt(0) + e.getValue().getInt(0)));
+            map.zc().descendingMap().entryStream()
+                    .forEach(e -> down.add(e.getKey().getInt(0) + e.getValue().getInt(0)));
             assertEquals(100, down.size());
             assertEquals(99 * 11, down.get(0));
             assertTrue(map.zc().computeIfPresent(7, v -> v.resize(8).putInt(4, 5)));

@@ -576,7 +576,8 @@ class SegmentViewTest {
             // Validity comes before every other check.
             assertThrows(IllegalStateException.class, () -> closed.getLong(-1));
             assertThrows(IllegalStateException.class, () -> closed.copyTo(0, (byte[]) null, 0, 1));
-            assertThrows(IllegalStateException.class, () -> closed.copyTo(0, ByteBuffer.allocate(1).asReadOnlyBuffer()));
+            assertThrows(IllegalStateException.class,
+                    () -> closed.copyTo(0, ByteBuffer.allocate(1).asReadOnlyBuffer()));
         }
         assertEquals("SegmentView[closed]", view.toString());
     }
