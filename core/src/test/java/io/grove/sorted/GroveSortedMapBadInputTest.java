@@ -7,8 +7,8 @@ import static io.grove.testing.BadInput.assertIteratorMisuseIsRejected;
 import static io.grove.testing.BadInput.assertLeakedViewsThrowIllegalState;
 import static io.grove.testing.BadInput.assertMessage;
 import static io.grove.testing.BadInput.assertNamesTheSerializer;
-import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
 import static io.grove.testing.BadInput.assertTheLimitIsNamed;
+import static io.grove.testing.BadInput.assertThrowingSerializerChangesNothing;
 import static io.grove.testing.BadInput.badKeyCases;
 import static io.grove.testing.BadInput.badValueCases;
 import static io.grove.testing.BadInput.entryEndings;
@@ -599,6 +599,7 @@ class GroveSortedMapBadInputTest {
     // ---- builders ------------------------------------------------------------------------------------------
 
     @Test
+    @SuppressWarnings("try") // the pool is closed inside its try on purpose: a closed pool must be refused
     void builderArgumentsAreValidatedWithTheValueInTheMessage() {
         Serializer<String> s = Serializers.strings();
         assertMessage(NullPointerException.class, "keySerializer", () -> GroveSortedMap.builder(null, s));

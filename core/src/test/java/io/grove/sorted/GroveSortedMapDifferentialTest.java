@@ -480,8 +480,8 @@ class GroveSortedMapDifferentialTest {
             } else if (dice < 650) {
                 op = "replaceAll";
                 int salt = random.nextInt(100);
-                m.replaceAll((kk, v) -> vd.derive(v, salt ^ kk.hashCode() & 15));
-                g.replaceAll((kk, v) -> vd.derive(v, salt ^ kk.hashCode() & 15));
+                m.replaceAll((kk, v) -> vd.derive(v, salt ^ (kk.hashCode() & 15)));
+                g.replaceAll((kk, v) -> vd.derive(v, salt ^ (kk.hashCode() & 15)));
                 checkContents();
             } else if (dice < 660) {
                 op = "forEach";
@@ -628,6 +628,7 @@ class GroveSortedMapDifferentialTest {
             assertThrows(java.util.NoSuchElementException.class, it::next, at("next at the end"));
         }
 
+        @SuppressWarnings("DoNotCall") // checks that both maps throw from putFirst and putLast, as SortedMap says
         private void sequencedOps(ConcurrentNavigableMap<K, V> g, ConcurrentNavigableMap<K, V> m) {
             K k = key();
             V v = vd.value(random);

@@ -25,7 +25,10 @@ final class SortedDifferentialFixtures {
 
         Serializer<T> serializer();
 
-        /** The key with this index, for {@code 0 <= index < GroveSortedMapDifferentialTest.KEY_SPACE}: a fixed key space, so that keys repeat. */
+        /**
+         * The key with this index, for {@code 0 <= index < GroveSortedMapDifferentialTest.KEY_SPACE}: a fixed key
+         * space, so that keys repeat.
+         */
         T key(int index);
 
         /** A range bound: a key of the key space, or (for indexes outside it) one below or above all of them. */

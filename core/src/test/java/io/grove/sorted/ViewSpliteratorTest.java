@@ -37,7 +37,8 @@ class ViewSpliteratorTest {
     private static final int EXPECTED_VALUES = Spliterator.CONCURRENT | Spliterator.NONNULL | Spliterator.ORDERED;
 
     /** A view made the same way from either map, with a name. */
-    private record View(String name, Function<ConcurrentNavigableMap<Long, Long>, ConcurrentNavigableMap<Long, Long>> of) {}
+    private record View(String name,
+            Function<ConcurrentNavigableMap<Long, Long>, ConcurrentNavigableMap<Long, Long>> of) {}
 
     private static final List<View> VIEWS = List.of(
             new View("map", m -> m),

@@ -79,7 +79,7 @@ final class Blocks {
         this.maxBlocks = (int) Math.min(memoryLimit / blockSize, (Reference.GRANULE_MASK + 1) >>> granuleShift);
         this.table = new MemorySegment[maxBlocks];
         this.source = source;
-        this.groupBlocks = (int) Math.clamp(Math.ceilDiv(source.returnedFrom(), (long) blockSize), 1, maxBlocks);
+        this.groupBlocks = Math.clamp(Math.ceilDiv(source.returnedFrom(), (long) blockSize), 1, maxBlocks);
     }
 
     /** The block holding {@code granule}. */
@@ -146,6 +146,7 @@ final class Blocks {
     }
 
     /** Under the reservation lock: blocks {@code b .. b + count - 1} are the consecutive slices of {@code region}. */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // only under the reservation lock; volatile for lock-free readers
     private void publish(int b, int count, MemorySegment region) {
         for (int i = 0; i < count; i++) {
             assert table[b + i] == null : "blocks are reserved in order";

@@ -17,10 +17,10 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>When a chunk ends, the cursor locates the chunk holding the chunk's upper bound (ascending) or the keys just
  * below its minimum (descending) in the current index and goes on there from that bound, so a chunk replaced
- * meanwhile is never read past its range. Each emitted key is copied, then kept as {@link #lastKey} only after a check that the
- * chunk was not replaced while its keys were read (Chunk I4); a chunk found replaced is left for the current
- * chunk holding the last key, from just past it. Every key present throughout the scan is emitted once, in
- * order: the chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk
+ * meanwhile is never read past its range. Each emitted key is copied, then kept as {@link #lastKey} only after a
+ * check that the chunk was not replaced while its keys were read (Chunk I4); a chunk found replaced is left for
+ * the current chunk holding the last key, from just past it. Every key present throughout the scan is emitted
+ * once, in order: the chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk
  * shows its range as it was when it froze, and a cursor only reaches a chunk the index held, which happened
  * before the new chunks could change).
  *
@@ -75,6 +75,7 @@ final class Cursor {
     private boolean segmentInclusive;
 
     /** What {@link #touch} read, kept so that its reads are not optimized away. */
+    @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
     private long touched;
 
     Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, boolean descending, Key lo,

@@ -18,7 +18,10 @@ abstract sealed class KeyOrder {
         return comparator == null ? BYTES : new Deserializing<>(comparator, serializer);
     }
 
-    /** Compares {@code [aOffset, aOffset + aLength)} of {@code a} with {@code [bOffset, bOffset + bLength)} of {@code b}. */
+    /**
+     * Compares {@code [aOffset, aOffset + aLength)} of {@code a} with {@code [bOffset, bOffset + bLength)} of
+     * {@code b}.
+     */
     abstract int compare(MemorySegment a, long aOffset, int aLength, MemorySegment b, long bOffset, int bLength);
 
     /** Compares two whole heap keys. */

@@ -76,6 +76,7 @@ final class RangeIterator<K, V, T> implements Iterator<T> {
 
     /** An entry whose {@code setValue} puts the new value into the map. */
     private static final class WriteThroughEntry<K, V> extends AbstractMap.SimpleEntry<K, V> {
+        private static final long serialVersionUID = 1L;
         private final transient SortedRangeMap<K, V> view;
 
         WriteThroughEntry(SortedRangeMap<K, V> view, K key, V value) {

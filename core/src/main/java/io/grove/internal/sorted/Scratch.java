@@ -1,10 +1,10 @@
 package io.grove.internal.sorted;
 
 import io.grove.internal.sync.ScratchPool;
+import io.grove.internal.view.KeyBuffer;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.UndoJournal;
-import io.grove.internal.view.KeyBuffer;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
 

@@ -4,7 +4,6 @@ import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.Map;
 import java.util.NavigableSet;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -394,7 +393,10 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         return tailMap(fromKey, true);
     }
 
-    /** The view of {@code [from, to]} in view order; an absent side ({@code hasFrom}/{@code hasTo}) keeps this range's bound. */
+    /**
+     * The view of {@code [from, to]} in view order; an absent side ({@code hasFrom}/{@code hasTo}) keeps this
+     * range's bound.
+     */
     private SortedRangeMap<K, V> subView(K from, boolean fromInclusive, K to, boolean toInclusive, boolean hasFrom,
             boolean hasTo) {
         map.checkOpen();

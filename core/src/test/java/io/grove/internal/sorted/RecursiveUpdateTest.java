@@ -176,6 +176,7 @@ class RecursiveUpdateTest {
 
     @ParameterizedTest(name = "virtual={0}")
     @ValueSource(booleans = {false, true})
+    @SuppressWarnings("try") // close() is called inside the try on purpose: from a function of the map
     void closeFromInsideAFunctionThrowsAndLeavesTheMapOpen(boolean virtual) {
         onThread(virtual, x -> {
             try (GroveSortedMap<Long, Long> map = map(GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE)) {

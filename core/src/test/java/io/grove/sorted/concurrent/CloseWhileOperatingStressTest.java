@@ -73,7 +73,8 @@ class CloseWhileOperatingStressTest {
             case 3 -> checkKeys(map.headMap(key, false).descendingKeySet().iterator(), "headMap descendingKeySet");
             case 4 -> checkKeys(map.descendingMap().subMap(other, true, key, true).navigableKeySet().iterator(),
                     "descending subMap keySet");
-            case 5 -> checkKeys(map.navigableKeySet().tailSet(key, true).descendingIterator(), "tailSet descendingIterator");
+            case 5 -> checkKeys(map.navigableKeySet().tailSet(key, true).descendingIterator(),
+                    "tailSet descendingIterator");
             case 6 -> {
                 ConcurrentNavigableMap<Long, Long> sub = map.subMap(key, true, other, false);
                 CloseRace.checkKey(firstOrNull(sub, true), "subMap firstKey");

@@ -73,7 +73,7 @@ class CounterStressTest {
                 SplittableRandom random = new SplittableRandom(index);
                 long i = 0;
                 for (; (writersLeft.get() > 0 || i < MIN_CHURN) && run.proceed(i); i++) {
-                    long k = 2 * random.nextInt(COUNTERS) + 1;
+                    long k = 2L * random.nextInt(COUNTERS) + 1;
                     if (random.nextBoolean()) {
                         map.put(k, -k);
                     } else {
@@ -96,7 +96,7 @@ class CounterStressTest {
             }
             for (var e : map.entrySet()) {
                 long k = e.getKey();
-                if (k < 0 || k >= 2 * COUNTERS || (k & 1) == 1 && e.getValue() != -k) {
+                if (k < 0 || k >= 2 * COUNTERS || ((k & 1) == 1 && e.getValue() != -k)) {
                     throw new AssertionError("unexpected entry after the run: " + e);
                 }
             }

@@ -198,7 +198,10 @@ class CustomComparatorStressTest {
         }
     }
 
-    /** Records what an update that returns the previous value did: {@code null} means it inserted (or removed nothing). */
+    /**
+     * Records what an update that returns the previous value did: {@code null} means it inserted (or removed
+     * nothing).
+     */
     private static void record(int n, Long previous, PresenceLedger ledger, boolean removal) {
         if (previous == null) {
             if (!removal) {

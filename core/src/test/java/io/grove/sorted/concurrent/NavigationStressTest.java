@@ -38,7 +38,7 @@ class NavigationStressTest {
     }
 
     static boolean neverInserted(long k) {
-        return (k & 7) == 4 || k < 0 || k >= SLOTS + 8 || (k & 7) == 0 && !stable(k);
+        return (k & 7) == 4 || k < 0 || k >= SLOTS + 8 || ((k & 7) == 0 && !stable(k));
     }
 
     static long stableValue(long k) {

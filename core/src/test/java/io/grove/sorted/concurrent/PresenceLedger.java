@@ -57,7 +57,7 @@ final class PresenceLedger {
         for (int k = 0; k < keys(); k++) {
             int balance = inserted.get(k) - removed.get(k);
             boolean isPresent = present.test(k);
-            if (balance != 0 && balance != 1 || isPresent != (balance == 1)) {
+            if ((balance != 0 && balance != 1) || isPresent != (balance == 1)) {
                 if (errorCount++ < 10) {
                     errors.append("\n  key ").append(name.apply(k)).append(": ").append(inserted.get(k))
                             .append(" insertions and ").append(removed.get(k)).append(" removals reported, ")

@@ -82,7 +82,7 @@ public class SharedPrefixInsertLincheckTest {
     }
 
     static long fillerValue(int i) {
-        return 1000 + i;
+        return 1000L + i;
     }
 
     /** A key as Lincheck shows it: "key 1".."key 3" or "filler" and its bytes. */

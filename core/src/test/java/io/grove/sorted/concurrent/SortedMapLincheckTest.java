@@ -1,10 +1,10 @@
 package io.grove.sorted.concurrent;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.grove.GroveSortedMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.StressOptions;
@@ -48,9 +48,9 @@ public class SortedMapLincheckTest extends SortedMapOperations {
     }
 
     /**
-     * Budget: 100 scenarios of 300 invocations each (many scenarios: 17 operations make many pairs to meet). A failing scenario is
-     * reported as found, not minimized: Lincheck's minimization re-runs each smaller scenario for the whole budget,
-     * which took over eight minutes for one failure of the first implementation.
+     * Budget: 100 scenarios of 300 invocations each (many scenarios: 17 operations make many pairs to meet). A
+     * failing scenario is reported as found, not minimized: Lincheck's minimization re-runs each smaller scenario
+     * for the whole budget, which took over eight minutes for one failure of the first implementation.
      */
     @Test
     void stress() {

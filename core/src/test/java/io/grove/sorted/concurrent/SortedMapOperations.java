@@ -146,7 +146,7 @@ abstract class SortedMapOperations extends SingleKeyOperations {
             if (!FILLERS.contains(k) && k != key(1) && k != key(2) && k != key(3)) {
                 throw new AssertionError(what + " iteration returned a key never inserted: " + k);
             }
-            if (previous != null && Long.compare(k, previous) * direction <= 0) {
+            if (previous != null && (direction > 0 ? k <= previous : k >= previous)) {
                 throw new AssertionError(what + " iteration returned " + k + " after " + previous);
             }
             if (!e.getValue().equals(map.get(k))) {

@@ -373,7 +373,7 @@ class ViewWriteStressTest {
             }
         }
         Role role = Role.of(n);
-        if (role == Role.STABLE || role == Role.OWNED && shared.owner(n) == writer) {
+        if (role == Role.STABLE || (role == Role.OWNED && shared.owner(n) == writer)) {
             Long after = shared.map().get(n);
             long expected = role == Role.STABLE ? stableValue(n) : shared.owned()[(int) n];
             if (!(expected == 0 ? after == null : after != null && after == expected)) {
@@ -386,7 +386,7 @@ class ViewWriteStressTest {
         Role role = Role.of(n);
         boolean zc = v.zc() != null;
         String what = "through " + v + ", key " + n;
-        if (role == Role.STABLE || role == Role.OWNED && shared.owner(n) != writer) {
+        if (role == Role.STABLE || (role == Role.OWNED && shared.owner(n) != writer)) {
             shared.opsInRange().incrementAndGet(zc ? Op.ZC_GET.ordinal() : Op.GET.ordinal());
             Long value = zc ? readOrNull(v.zc().get(n)) : v.map().get(n);
             if (role == Role.STABLE ? value == null || value != stableValue(n) : value != null) {
