@@ -38,7 +38,7 @@ public final class Registry {
 
     /**
      * MapHash §4.3: 1,000,000 records of 256 bytes (8-byte key + 248-byte value), all loaded, table sized to the
-     * record count (paper: 10M-100M records; scaled to this 2-core machine's run time).
+     * record count (MapHash: 10M-100M records; scaled to this 2-core machine's run time).
      */
     private static final int MAPHASH_KEYS = 1_000_000;
     /**
@@ -57,7 +57,7 @@ public final class Registry {
 
     /**
      * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
-     * with putIfAbsent before the run (200,000 pairs, about 220 MB of raw data; paper: 10M pairs on 32 cores,
+     * with putIfAbsent before the run (200,000 pairs, about 220 MB of raw data; the Oak paper: 10M pairs on 32 cores,
      * scaled to this 2-core machine's run time; the size recorded in BENCHMARKS.md); --quick: 100,000 keys.
      */
     private static final int ORDERED_KEYS = 400_000;

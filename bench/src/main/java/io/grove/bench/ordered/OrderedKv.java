@@ -9,7 +9,7 @@ import io.grove.bench.ThreadContext;
  * buffers; a read checks the value's key word and check word and counts a mismatch in the context otherwise.
  */
 public interface OrderedKv extends Subject {
-    /** Pairs per scan (paper: "long scans traversing 10K key-value pairs"). */
+    /** Pairs per scan (the Oak paper: "long scans traversing 10K key-value pairs"). */
     int SCAN_PAIRS = 10_000;
 
     /** Inserts {@code key}'s value if absent (the ingestion stage); {@code true} if inserted. */

@@ -5,9 +5,9 @@ import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.CallRegistry;
 
 /**
- * Rebalance (Oak §3.2, "rebalance guarantees"): replaces a chunk that is full, or has many removed entries, by
- * chunks holding only its live entries, sorted, with room for as many inserts again; under-used chunks are merged
- * with a neighbour.
+ * Rebalance (the Oak paper, §4.1, "rebalance guarantees"): replaces a chunk that is full, or has many removed
+ * entries, by chunks holding only its live entries, sorted, with room for as many inserts again; under-used chunks
+ * are merged with a neighbour.
  *
  * <h2>Implementation notes</h2>
  *
@@ -31,7 +31,7 @@ import io.grove.internal.sync.CallRegistry;
  *       entries: after the mark, so a reader that searched an old chunk and then saw it not replaced read only
  *       live key slices (Chunk invariant I4).
  * </ol>
- * Guarantees RB1-RB3 of the paper: the new chunks hold exactly the entries with values of the old ones
+ * Guarantees RB1-RB3 of the Oak paper (§4.1): the new chunks hold exactly the entries with values of the old ones
  * (nothing lost, nothing resurrected, since no entry changed after the drain); the ranges still partition the
  * key space; operations that failed to publish retry on the new chunks.
  *

@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * An unscoped {@link Handle} on bytes of one slice: every read is an optimistic Nova read (paper Algorithm 1,
+ * An unscoped {@link Handle} on bytes of one slice: every read is an optimistic Nova read (Nova, Algorithm 1,
  * READ): read the bytes, then {@link Pool#validate} the reference, and throw {@link ConcurrentModificationException}
  * instead of returning anything if the slice was deleted before the validation.
  *

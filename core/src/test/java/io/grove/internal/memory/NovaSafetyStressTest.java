@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * Nova's safety property under stress (paper Appendix A): once a slice is deleted and its memory reused, no read
+ * Nova's safety property under stress (Nova, Appendix A): once a slice is deleted and its memory reused, no read
  * through an older reference validates and no write through one lands.
  *
  * <p>A table of slots holds references. Replacers put new slices into slots and delete the old ones, in a pool
