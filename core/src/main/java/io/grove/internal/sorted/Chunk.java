@@ -5,8 +5,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A chunk of an ordered map (Oak §3.1 and §4.1): the entries of one key range {@code [minKey, upperKey)}, in a primitive
- * array on the heap, with keys and values off heap.
+ * A chunk of an ordered map (Oak §3.1 and §4.1): the entries of one key range {@code [minKey, upperKey)}, in a
+ * primitive array on the heap, with keys and values off heap.
  *
  * <h2>Implementation notes</h2>
  *
