@@ -102,9 +102,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * How many entries the table is sized for: it gets the number of segments (writers of different segments
-         * do not wait for each other) and, at first, bucket arrays of up to 1,024 buckets per segment; segments
-         * grow incrementally beyond that as entries arrive, so a large expected size commits little memory before
-         * entries do (at most 32 MiB). At least 0. {@link #build()} rejects an expected size whose bucket arrays
+         * do not wait for each other) and, at first, bucket arrays for that many entries, but at most 16 MiB of
+         * them; segments grow incrementally beyond that as entries arrive, so a large expected size commits little
+         * memory before entries do. At least 0. {@link #build()} rejects an expected size whose bucket arrays
          * alone (about 11 bytes per entry) would exceed the memory limit.
          */
         public Builder<K, V> expectedSize(long entries) {

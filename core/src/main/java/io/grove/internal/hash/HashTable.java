@@ -137,17 +137,18 @@ final class HashTable {
 
     /**
      * log2 of the buckets each of {@code 2^segmentBits} segments starts with: room for {@code expectedSize}
-     * entries at 3/4 load, but at most {@value #MAX_INITIAL_BUCKET_BITS} bits, so that a large expected size does
-     * not commit memory before entries arrive (segments grow incrementally as they fill).
+     * entries at 3/4 load, but no more than {@value #MAX_INITIAL_BUCKET_BYTES} bytes of buckets in all, so that a
+     * large expected size does not commit memory before entries arrive (segments grow incrementally as they fill).
      */
     static int initialBucketBits(long expectedSize, int segmentBits) {
         long perSegment = Math.max(1, (expectedSize >>> segmentBits) / 3 * 4 + 1);
+        int cap = 63 - Long.numberOfLeadingZeros(MAX_INITIAL_BUCKET_BYTES / Long.BYTES) - segmentBits;
         return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
-                MAX_INITIAL_BUCKET_BITS);
+                Math.max(SegmentGrowth.MIN_BUCKET_BITS, cap));
     }
 
-    /** 1,024 buckets (8 KiB) per segment at most when the map is built: 32 MiB with the most segments. */
-    static final int MAX_INITIAL_BUCKET_BITS = 10;
+    /** The most bytes of bucket arrays a table starts with: 16 MiB (1,024 buckets per segment with 2,048 segments). */
+    static final long MAX_INITIAL_BUCKET_BYTES = 16L << 20;
 
     /**
      * The bytes of bucket arrays a table of {@code 2^segmentBits} segments has when it holds {@code expectedSize}
