@@ -116,6 +116,30 @@ class OversizedKeyTest {
         }
     }
 
+    /**
+     * The ordered map serializes a key on the heap to bound a view, navigate from it, or compare it: one larger
+     * than any stored key is refused there too, naming both sizes, instead of an array of its declared size
+     * (Integer.MAX_VALUE: OutOfMemoryError).
+     */
+    @org.junit.jupiter.api.Test
+    void anOrderedMapRefusesAnOversizedKeyAsABoundOrToNavigateFrom() {
+        int limit = Kind.SORTED.maxKey;
+        SizedKeys keys = new SizedKeys();
+        try (MemoryPool pool = pool()) {
+            GroveSortedMap<Integer, byte[]> map = GroveSortedMap.builder(keys, Serializers.bytes()).pool(pool).build();
+            map.put(1, new byte[] {1});
+            for (int size : new int[] {Integer.MAX_VALUE, limit + 1}) {
+                assertRejected(() -> map.headMap(size), size, limit);
+                assertRejected(() -> map.subMap(1, size), size, limit);
+                assertRejected(() -> map.ceilingKey(size), size, limit);
+                assertRejected(() -> map.floorEntry(size), size, limit);
+                assertRejected(() -> map.comparator().compare(1, size), size, limit);
+                assertRejected(() -> map.zc().tailMap(size, true), size, limit);
+            }
+            assertEquals(1, map.size());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void theLargestKeyTheMapStoresWorks(Kind kind) {

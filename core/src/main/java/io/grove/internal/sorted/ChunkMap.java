@@ -327,7 +327,7 @@ final class ChunkMap<K, V> {
     /** {@code key} serialized on the heap (for bounds and range checks). */
     Key keyOf(K key) {
         Objects.requireNonNull(key, "key");
-        return Key.of(keySerializer, key);
+        return Key.of(keySerializer, key, pool.maxSliceSize());
     }
 
     /** Deserializes a key from heap bytes. */

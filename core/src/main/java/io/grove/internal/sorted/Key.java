@@ -15,9 +15,17 @@ record Key(MemorySegment segment, int length, long prefix) {
         this(segment, length, Keys.bytePrefix(segment, 0, length));
     }
 
-    /** {@code key} serialized by {@code serializer} (a serializer that lies about its size throws). */
-    static <K> Key of(io.grove.serial.Serializer<K> serializer, K key) {
+    /**
+     * {@code key} serialized by {@code serializer} (a serializer that lies about its size throws), checked first
+     * against {@code maxLength}, the largest key the map stores: a larger one throws
+     * {@link IllegalArgumentException} naming both sizes before anything is allocated.
+     */
+    static <K> Key of(io.grove.serial.Serializer<K> serializer, K key, int maxLength) {
         int size = io.grove.internal.view.SliceWriter.sizeOf(serializer, key);
+        if (size > maxLength) {
+            throw new IllegalArgumentException("a key of " + size + " bytes is larger than the largest key this map"
+                    + " can store, " + maxLength + " bytes, and cannot bound or order its keys");
+        }
         MemorySegment segment = MemorySegment.ofArray(new byte[size]);
         io.grove.internal.view.SliceWriter.writeInto(serializer, key, size, new io.grove.internal.view.SegmentView(),
                 segment, 0);

@@ -20,7 +20,8 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     public OffHeapSortedMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
             Comparator<? super K> comparator, int chunkSize) {
         super(new ChunkMap<>(pool, keySerializer, valueSerializer, KeyOrder.of(comparator, keySerializer),
-                chunkSize), Range.all(), false, comparator != null ? comparator : new SerializedOrder<>(keySerializer));
+                chunkSize), Range.all(), false, comparator != null ? comparator
+                : new SerializedOrder<>(keySerializer, pool.maxSliceSize()));
         this.ownsPool = ownsPool;
     }
 
@@ -57,10 +58,10 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     }
 
     /** The default order as a comparator: serializes both keys and compares their bytes as unsigned. */
-    private record SerializedOrder<K>(Serializer<K> serializer) implements Comparator<K> {
+    private record SerializedOrder<K>(Serializer<K> serializer, int maxLength) implements Comparator<K> {
         @Override
         public int compare(K a, K b) {
-            return KeyOrder.BYTES.compare(Key.of(serializer, a), Key.of(serializer, b));
+            return KeyOrder.BYTES.compare(Key.of(serializer, a, maxLength), Key.of(serializer, b, maxLength));
         }
     }
 }
