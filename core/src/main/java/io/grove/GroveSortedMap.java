@@ -36,8 +36,9 @@ import java.util.concurrent.ConcurrentNavigableMap;
  *
  * <p>Sizes: a key takes one slice of the pool and may be as large as {@link MemoryPool#maxSliceSize()}; a value
  * takes one slice with an 8-byte header (its lock, Oak §3.3), so it may be 8 bytes smaller. A larger key (by its
- * serializer's {@code size}) is never serialized: reads and removals answer absent, and writes throw
- * {@link IllegalArgumentException} naming its size and the limit.
+ * serializer's {@code size}) is never serialized: reads and removals answer absent; writes, and the methods
+ * that order keys around it (views bounded by it, navigation from it such as {@code floorKey}, and
+ * {@code comparator().compare}), throw {@link IllegalArgumentException} naming its size and the limit.
  *
  * <p>Zero-copy key handles ({@code zc().keySet()} and the key streams) differ from the hash map's, which end when
  * their entry is removed or its value replaced (key and value share a slice there): here a key has its own slice,
