@@ -30,6 +30,8 @@ import io.grove.internal.sync.CallRegistry;
  *   <li>Mark the old chunks REPLACED (their waiters retry), then delete the key slices of their removed
  *       entries: after the mark, so a reader that searched an old chunk and then saw it not replaced read only
  *       live key slices (Chunk invariant I4).
+ *   <li>Follow up: if an under-full chunk lies on either side of the new chunks, and both are active, rebalance
+ *       again to merge it ({@link #neighbourToMerge}): a neighbour missed in step 3 is merged after all.
  * </ol>
  * Guarantees RB1-RB3 of the Oak paper (§4.1): the new chunks hold exactly the entries with values of the old ones
  * (nothing lost, nothing resurrected, since no entry changed after the drain); the ranges still partition the
@@ -123,6 +125,17 @@ final class Rebalancer {
             awaitReplaced(c);
             return;
         }
+        Chunk next = c;
+        do {
+            next = neighbourToMerge(replace(next));
+        } while (next != null && next.freeze()); // (a chunk frozen meanwhile is its rebalancer's to follow up)
+    }
+
+    /**
+     * Steps 2-6 for {@code c}, which the caller froze: drains it and the neighbours it merges, builds and publishes
+     * their replacement, and returns the new chunks.
+     */
+    private Chunk[] replace(Chunk c) {
         c.frozenFor(c);
         drain(c);
         Chunk before = engage(index.predecessor(c), c, false);
@@ -162,20 +175,58 @@ final class Rebalancer {
         for (int i = 0; i < dead; i++) {
             pool.delete(deadKeys[i]);
         }
+        return fresh;
     }
 
     /**
-     * Freezes and drains the {@code neighbour} of a chunk being rebalanced if it or, when {@code together}, that
-     * chunk is under-full: the neighbour, or {@code null} if not wanted or it has its own rebalancer.
+     * Whether a rebalance of {@code c} merges {@code neighbour} in: it exists, it or (when {@code together})
+     * {@code c} is under-full, and no operation of this thread is in it (it would never drain).
+     */
+    private boolean wanted(Chunk neighbour, boolean together) {
+        return neighbour != null && (together || neighbour.live() < underFull) && !calls.callerWithin(neighbour);
+    }
+
+    /**
+     * Freezes and drains the {@code neighbour} of {@code c} if {@link #wanted}: the neighbour, or {@code null} if
+     * not wanted or another rebalancer has it.
      */
     private Chunk engage(Chunk neighbour, Chunk c, boolean together) {
-        if (neighbour == null || !(together || neighbour.live() < underFull) || calls.callerWithin(neighbour)
-                || !neighbour.freeze()) {
-            return null; // (a neighbour an operation of this thread is in would never drain)
+        if (!wanted(neighbour, together) || !neighbour.freeze()) {
+            return null;
         }
         neighbour.frozenFor(c);
         drain(neighbour);
         return neighbour;
+    }
+
+    /**
+     * After {@code fresh} replaced the old chunks: the active chunk to rebalance next so that an under-full chunk
+     * on either side of {@code fresh} is merged with its neighbour, or {@code null}. A neighbour may have been
+     * frozen by another rebalancer when the old chunks engaged theirs; two adjacent chunks emptied at once then
+     * each miss the other, and no operation may ever reach them again. Whichever of two neighbouring
+     * replacements comes second in the index finds the other's new chunk active here (a third rebalancer that
+     * froze it meanwhile checks after its own replacement), so such chunks are merged by the last rebalancer. Each
+     * round merges an under-full chunk away (a merge's new chunks are under-full only if all it took together
+     * was), so the rounds end.
+     */
+    private Chunk neighbourToMerge(Chunk[] fresh) {
+        Chunk first = fresh[0];
+        Chunk predecessor = index.predecessor(first);
+        if (predecessor != null && predecessor.isActive() && !calls.callerWithin(first)) {
+            if (wanted(predecessor, false)) {
+                return first; // which takes its under-full predecessor
+            }
+            if (first.live() < underFull && !calls.callerWithin(predecessor)) {
+                return predecessor; // which takes its under-full successor
+            }
+        }
+        Chunk last = fresh[fresh.length - 1];
+        Chunk successor = index.successor(last);
+        if (successor != null && successor.isActive() && !calls.callerWithin(last)
+                && wanted(successor, last.live() < underFull)) {
+            return last;
+        }
+        return null;
     }
 
     private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, long[] valueRefs,

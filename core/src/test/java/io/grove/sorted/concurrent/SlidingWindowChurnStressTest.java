@@ -127,4 +127,48 @@ class SlidingWindowChurnStressTest {
             assertEquals(emptyHeap, map.heapFootprint(), "heap footprint after removing every key: " + emptied);
         }
     }
+
+    /** The threads of each kind of stress run. */
+    static Stream<StressRun.Threads> threadKinds() {
+        return Stream.of(StressRun.Threads.values());
+    }
+
+    /**
+     * Adjacent chunks emptied at once are still merged. Each round fills a map of tiny chunks and has all threads
+     * remove every key in key order, taking keys from a shared counter as the window's removal above does, so the
+     * last keys of neighbouring chunks go at about the same time, with no operation after them to reach those
+     * chunks. The map must end each round as one empty chunk with the empty map's heap footprint. Before a
+     * rebalance merged a neighbour it had missed (another rebalancer held it), rounds ended with two empty chunks.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("threadKinds")
+    void chunksEmptiedTogetherAreMerged(StressRun.Threads threads) throws Exception {
+        long keys = 256;
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(3);
+        try (GroveSortedMap<Long, Long> map = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
+                .chunkSize(8).build()) {
+            long emptyHeap = map.heapFootprint();
+            for (int round = 0; System.nanoTime() - until < 0; round++) {
+                for (long k = 0; k < keys; k++) {
+                    map.put(k, k);
+                }
+                AtomicLong next = new AtomicLong();
+                StressRun removal = new StressRun();
+                removal.workers(threads.factory("empty"), threads.count, index -> {
+                    for (long k = next.getAndIncrement(); k < keys; k = next.getAndIncrement()) {
+                        assertEquals(k, map.remove(k), "removing key " + k);
+                    }
+                });
+                int finished = round;
+                removal.runAndCheck("removing every key, round " + round, () -> "round " + finished);
+                String state = threads + ", round " + round + ": " + map.footprint() + ", heap "
+                        + map.heapFootprint() + " (empty map: " + emptyHeap + "), chunks "
+                        + Internals.chunks(map).length;
+                assertEquals(0, map.size(), state);
+                assertEquals(1, Internals.chunks(map).length, "chunks left after removing every key: " + state);
+                assertEquals(0, map.footprint().liveSlices(), state);
+                assertEquals(emptyHeap, map.heapFootprint(), state);
+            }
+        }
+    }
 }
