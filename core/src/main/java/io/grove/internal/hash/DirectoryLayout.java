@@ -34,6 +34,11 @@ final class DirectoryLayout {
         return SEGMENTS + (long) segments * Long.BYTES;
     }
 
+    /** How many segments a directory of {@code length} bytes lists. */
+    static int segmentsIn(long length) {
+        return (int) Math.min(Integer.MAX_VALUE, (length - SEGMENTS) / Long.BYTES);
+    }
+
     static void initialize(MemorySegment block, long directory, long freeEntries, long freeBytes) {
         LONG.set(block, directory + FREE, freeEntries);
         LONG.set(block, directory + FREE + 8, freeBytes);

@@ -127,6 +127,49 @@ final class HashTable {
     }
 
     /**
+     * The table rooted at {@code directory}, built earlier on {@code pool} (by a map whose object is gone, e.g. in
+     * a process that mapped the same file): nothing is written; the segments are read from the directory.
+     *
+     * @throws IllegalStateException if {@code directory} is not the live directory of a table
+     */
+    HashTable(Pool pool, boolean sharedPool, long directory) {
+        this.pool = pool;
+        this.sharedPool = sharedPool;
+        this.directory = directory;
+        if (!pool.isLive(directory)) {
+            throw new IllegalStateException("no live hash table directory at reference " + directory);
+        }
+        int segments = DirectoryLayout.segmentsIn(pool.length(directory));
+        if (segments < 1 || Integer.bitCount(segments) != 1) {
+            throw new IllegalStateException("a hash table directory of " + pool.length(directory)
+                    + " bytes, which lists no power-of-two number of segments");
+        }
+        this.segmentShift = 63 - Integer.numberOfTrailingZeros(segments);
+        this.growth = new SegmentGrowth(pool);
+        this.segmentBlocks = new MemorySegment[segments];
+        this.segmentOffsets = new long[segments];
+        this.segmentRefs = new long[segments];
+        MemorySegment db = pool.segment(directory);
+        long dof = pool.payloadOffset(directory);
+        for (int s = 0; s < segments; s++) {
+            long segment = DirectoryLayout.segment(db, dof, s);
+            if (!pool.isLive(segment) || pool.length(segment) < SegmentLayout.SIZE) {
+                throw new IllegalStateException("segment " + s + " of the hash table directory at reference "
+                        + directory + " is not a live segment record: reference " + segment);
+            }
+            segmentRefs[s] = segment;
+            segmentBlocks[s] = pool.segment(segment);
+            segmentOffsets[s] = pool.payloadOffset(segment);
+        }
+        VarHandle.releaseFence(); // as above
+    }
+
+    /** The reference of the table's directory, which names the whole table (see the attaching constructor). */
+    long directory() {
+        return directory;
+    }
+
+    /**
      * log2 of the number of segments for {@code expectedSize} entries: about one per 512 expected entries, 16 to
      * 4,096, and no more than {@code maxEntries} (a bounded map's segments each hold at least one entry).
      */

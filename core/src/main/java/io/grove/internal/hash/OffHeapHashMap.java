@@ -62,18 +62,40 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
             long expectedSize, Bounds<K, V> bounds) {
-        this.pool = pool;
-        this.ownsPool = ownsPool;
-        this.keySerializer = keySerializer;
-        this.valueSerializer = valueSerializer;
+        this(pool, ownsPool, keySerializer, valueSerializer, newTable(pool, ownsPool, expectedSize, bounds), bounds);
+    }
+
+    /**
+     * The map whose table is rooted at {@code directory} on {@code pool} ({@link #directory()} of a map built
+     * earlier, whose object is gone): its entries, growth and budget are where that map left them. The caller
+     * vouches that {@code bounds} and the serializers are the ones the table was built with.
+     *
+     * @throws IllegalStateException if {@code directory} is not the live directory of a table
+     */
+    public static <K, V> OffHeapHashMap<K, V> attach(Pool pool, boolean ownsPool, Serializer<K> keySerializer,
+            Serializer<V> valueSerializer, long directory, Bounds<K, V> bounds) {
+        return new OffHeapHashMap<>(pool, ownsPool, keySerializer, valueSerializer,
+                new HashTable(pool, !ownsPool, directory), bounds);
+    }
+
+    private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {
         int segmentBits = HashTable.segmentBits(expectedSize, bounds.maximumSize());
         long tableBytes = HashTable.bucketBytesAt(expectedSize, segmentBits);
         if (tableBytes > pool.memoryLimit()) {
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
                     + " bytes of buckets alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
         }
-        this.table = new HashTable(pool, !ownsPool, segmentBits, HashTable.initialBucketBits(expectedSize,
-                segmentBits), Budget.initialFree(bounds.maximumSize()), Budget.initialFree(bounds.maximumBytes()));
+        return new HashTable(pool, !ownsPool, segmentBits, HashTable.initialBucketBits(expectedSize, segmentBits),
+                Budget.initialFree(bounds.maximumSize()), Budget.initialFree(bounds.maximumBytes()));
+    }
+
+    private OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
+            HashTable table, Bounds<K, V> bounds) {
+        this.pool = pool;
+        this.ownsPool = ownsPool;
+        this.keySerializer = keySerializer;
+        this.valueSerializer = valueSerializer;
+        this.table = table;
         this.valueWriters = table::checkValueNotWrittenByCaller;
         boolean bounded = bounds.maximumSize() != Long.MAX_VALUE || bounds.maximumBytes() != Long.MAX_VALUE;
         this.clock = bounded ? new ClockEviction(table, pool) : null;
@@ -85,6 +107,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.evictions = bounds.recordStats() ? new LongAdder() : null;
         this.scratches = new ScratchPool<>(() -> new Scratch(pool));
         this.zeroCopy = new HashZeroCopy<>(this);
+    }
+
+    /** The reference of the table's directory, which {@link #attach} takes to find the table again. */
+    public long directory() {
+        return table.directory();
     }
 
     // ---- shared steps ------------------------------------------------------------------------------------------
