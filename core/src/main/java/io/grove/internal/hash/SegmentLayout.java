@@ -78,6 +78,11 @@ final class SegmentLayout {
         return (int) INT.getVolatile(block, segment + LOCK) == 0 && INT.compareAndSet(block, segment + LOCK, 0, 1);
     }
 
+    /** Whether the lock is held now (not free, not closed), for a check of a table at rest. */
+    static boolean isLocked(MemorySegment block, long segment) {
+        return (int) INT.getAcquire(block, segment + LOCK) == 1;
+    }
+
     static long owner(MemorySegment block, long segment) {
         return (long) LONG.get(block, segment + OWNER);
     }

@@ -9,6 +9,7 @@ import io.grove.Reclamation;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializers;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,7 @@ class AttachTest {
                     attaches++;
                     assertEquals(reference, new HashMap<>(map), "after attach " + attaches + ", step " + step);
                     assertEquals(reference.size(), map.size());
+                    assertEquals(List.of(), TableCheck.problems(pool, directory), "after attach " + attaches);
                 }
             }
             assertTrue(attaches >= 10, "attached only " + attaches + " times");
