@@ -1,9 +1,11 @@
 package io.grove;
 
+import io.grove.internal.file.FileHeader;
 import io.grove.internal.hash.OffHeapHashMap;
 import io.grove.internal.hash.OffHeapHashMap.Bounds;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializer;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
 
@@ -94,6 +96,11 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         private long maximumBytes = Long.MAX_VALUE;
         private EvictionListener<? super K, ? super V> evictionListener;
         private boolean recordStats;
+        private Path file;
+        private long maxFileSize = DEFAULT_MAX_FILE_SIZE;
+
+        /** The default {@link #maxFileSize}: 64 GiB of address space, of which disk takes only what is written. */
+        public static final long DEFAULT_MAX_FILE_SIZE = 64L << 30;
 
         Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -168,6 +175,42 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps the map in the file at {@code path}, created if missing, else opened with the entries it holds:
+         * the map's memory is the file, mapped whole, so reads and zero-copy handles work on the mapping itself.
+         * The settings that define the file ({@link #maxFileSize}, {@link #maximumSize}, {@link #maximumBytes},
+         * the serializers' classes) are recorded in it; opening it with others throws
+         * {@link IllegalArgumentException} naming each with both values. {@link #expectedSize} sizes a new file's
+         * table only. Not allowed with {@link #pool} or {@link #memoryLimit}.
+         *
+         * <p>Durability: {@link GroveHashMap#close()} records the allocator's state in the file and unmaps it;
+         * every write before it is in the operating system's page cache, which writes it to the disk in its own
+         * time, so the entries survive the process and its clean close, but not a crash of the operating system
+         * before the page cache is written. A file whose map was not closed (its process was killed) is refused
+         * on the next open with {@link GroveFileException}: recovering it is not implemented yet. A process opens
+         * a file at most once at a time ({@link IllegalStateException} otherwise); sharing a file between live
+         * processes is not supported yet.
+         *
+         * @throws NullPointerException if {@code path} is null
+         */
+        public Builder<K, V> file(Path path) {
+            this.file = Objects.requireNonNull(path, "path");
+            return this;
+        }
+
+        /**
+         * The size of a new file, mapped whole; at most 256 GiB of it (a pool's address range) hold entries.
+         * The file is sparse where the file system allows: disk is used as the table fills. Default
+         * {@link #DEFAULT_MAX_FILE_SIZE}. At least 16 MiB.
+         */
+        public Builder<K, V> maxFileSize(long bytes) {
+            if (bytes < 16L << 20) {
+                throw new IllegalArgumentException("maxFileSize must be at least 16 MiB, was " + bytes);
+            }
+            this.maxFileSize = bytes;
+            return this;
+        }
+
         public GroveHashMap<K, V> build() {
             if (evictionListener != null && maximumSize == Long.MAX_VALUE && maximumBytes == Long.MAX_VALUE) {
                 throw new IllegalArgumentException("an eviction listener needs maximumSize or maximumBytes");
@@ -177,6 +220,16 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                 throw new IllegalArgumentException("memoryLimit (" + memoryLimit
                         + ") applies to the map's own pool; a shared pool has its own limit (" + pool.memoryLimit()
                         + ")");
+            }
+            if (file != null) {
+                if (pool != null || memoryLimit > 0) {
+                    throw new IllegalArgumentException("a map in a file uses the file's memory: pool and memoryLimit"
+                            + " do not apply (maxFileSize bounds the file)");
+                }
+                FileHeader header = new FileHeader(maxFileSize, MemoryPool.Builder.DEFAULT_BLOCK_SIZE, maximumSize,
+                        maximumBytes, keySerializer.getClass().getName(), valueSerializer.getClass().getName(),
+                        System.currentTimeMillis());
+                return OffHeapHashMap.inFile(file, header, keySerializer, valueSerializer, expectedSize, bounds);
             }
             if (pool != null) {
                 if (pool.isClosed()) {

@@ -1,10 +1,13 @@
 package io.grove.internal.hash;
 
 import io.grove.EvictionListener;
+import io.grove.GroveFileException;
 import io.grove.GroveHashMap;
 import io.grove.MapStats;
 import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
+import io.grove.internal.file.FileHeader;
+import io.grove.internal.file.MappedFile;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.ScratchPool;
@@ -13,6 +16,7 @@ import io.grove.internal.view.SliceStamp;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.Objects;
@@ -76,6 +80,38 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             Serializer<V> valueSerializer, long directory, Bounds<K, V> bounds) {
         return new OffHeapHashMap<>(pool, ownsPool, keySerializer, valueSerializer,
                 new HashTable(pool, !ownsPool, directory), bounds);
+    }
+
+    /**
+     * The map in the file at {@code path}: opened with its entries if the file exists (its settings must agree
+     * with {@code header}'s), else created empty for {@code expectedSize} entries. The map owns the file's pool;
+     * closing the map records the pool's state in the file and unmaps it.
+     *
+     * @throws io.grove.GroveFileException if the file is not a sound Grove file, was not closed cleanly, or cannot
+     *     be opened, created or mapped
+     */
+    public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
+            Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds) {
+        MappedFile file = MappedFile.openOrCreate(path, header);
+        Pool pool;
+        try {
+            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(), file::close);
+        } catch (IllegalStateException e) {
+            file.close();
+            throw new GroveFileException(file.name(), e.getMessage(), e);
+        }
+        try {
+            if (pool.root() != 0) {
+                return attach(pool, true, keySerializer, valueSerializer, pool.root(), bounds);
+            }
+            OffHeapHashMap<K, V> map = new OffHeapHashMap<>(pool, true, keySerializer, valueSerializer,
+                    expectedSize, bounds);
+            pool.setRoot(map.directory());
+            return map;
+        } catch (RuntimeException | Error e) {
+            pool.close();
+            throw e;
+        }
     }
 
     private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {

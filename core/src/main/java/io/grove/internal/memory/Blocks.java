@@ -156,6 +156,22 @@ final class Blocks {
         reservedBlocks += count;
     }
 
+    /**
+     * Continues from a bump pointer of {@code bump} and {@code wasted} skipped granules recorded by an earlier
+     * pool over the same memory (a file): reserves every block below the pointer, in order. Before any use.
+     */
+    void restore(long bump, long wasted) {
+        for (long b = 0; b < Math.ceilDiv(bump, granulesPerBlock) && b < maxBlocks; b++) {
+            ensureReserved((int) b);
+        }
+        BUMP.setVolatile(this, bump);
+        WASTED.setVolatile(this, wasted);
+    }
+
+    long wastedGranules() {
+        return (long) WASTED.getVolatile(this);
+    }
+
     long reservedBytes() {
         return (long) reservedBlocks * blockSize;
     }

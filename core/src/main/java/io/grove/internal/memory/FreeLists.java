@@ -128,6 +128,26 @@ final class FreeLists {
         }
     }
 
+    /** The heads of every class, for a pool that records its state (only while no thread pushes or pops). */
+    long[] heads() {
+        return heads.clone();
+    }
+
+    /** Continues from {@code saved} heads and {@code granules} free, recorded by {@link #heads}. Before any use. */
+    void restore(long[] saved, long granules) {
+        if (saved.length != heads.length) {
+            throw new IllegalStateException("recorded free lists have " + saved.length + " size classes, "
+                    + heads.length + " expected");
+        }
+        System.arraycopy(saved, 0, heads, 0, heads.length);
+        VarHandle.releaseFence();
+        freeGranules.add(granules);
+    }
+
+    long freeGranules() {
+        return freeGranules.sum();
+    }
+
     long freeBytes() {
         return freeGranules.sum() << SliceHeader.GRANULE_SHIFT;
     }

@@ -308,4 +308,22 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     long era() {
         return (long) ERA.getVolatile(this);
     }
+
+    /**
+     * Records in {@code state} what a later pool over the same memory needs ({@link #restore}): with no operation
+     * running, after every release stripe was drained, so that no deleted slice is left out of the free lists.
+     */
+    void save(MemorySegment state) {
+        reclaimAll();
+        PoolStateLayout.write(state, blocks.bumpedGranules(), blocks.wastedGranules(), era(), liveSlices(),
+                freeLists.freeGranules(), freeLists.heads());
+    }
+
+    /** Continues from what {@link #save} recorded in {@code state}. Before any use. */
+    void restore(MemorySegment state) {
+        blocks.restore(PoolStateLayout.bump(state), PoolStateLayout.wasted(state));
+        freeLists.restore(PoolStateLayout.heads(state), PoolStateLayout.freeGranules(state));
+        ERA.setVolatile(this, PoolStateLayout.era(state));
+        liveSlices.add(PoolStateLayout.liveSlices(state));
+    }
 }

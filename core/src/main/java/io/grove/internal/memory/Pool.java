@@ -29,6 +29,8 @@ public final class Pool implements MemoryPool {
     private final SliceAllocator allocator;
     private final Reclamation reclamation;
     private final long memoryLimit;
+    /** The state record of a pool over a file ({@link PoolStateLayout}), else {@code null}. */
+    private final MemorySegment state;
     private volatile boolean closed;
 
     /**
@@ -52,13 +54,56 @@ public final class Pool implements MemoryPool {
     }
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
+        this(blockSize, memoryLimit, reclamation, source, null);
+    }
+
+    private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, MemorySegment state) {
         this.blocks = new Blocks(blockSize, memoryLimit, source);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
+        this.state = state;
         this.allocator = switch (reclamation) {
             case NOVA -> new NovaAllocator(blocks);
             case GROW_ONLY -> new GrowOnlyAllocator(blocks);
         };
+    }
+
+    /**
+     * A Nova pool whose blocks are {@code blockArea} (e.g. a mapped file's) and whose allocator state is kept in
+     * {@code state} across processes: a record left by a clean {@link #close()} is continued (same bump pointer,
+     * free lists and era, so every slice and reference of the earlier pool is valid again), a zero one starts
+     * empty. Closing records the state and then runs {@code onClose}.
+     *
+     * @throws IllegalStateException if the record says the pool is open: its process died before closing it, or
+     *     another process has it open (recovering such a pool is not implemented yet)
+     */
+    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
+        long status = PoolStateLayout.status(state);
+        if (status == PoolStateLayout.OPEN) {
+            throw new IllegalStateException("was not closed cleanly (its process died while it was open, or another "
+                    + "process has it open); recovery after a crash is not implemented yet");
+        }
+        if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.CLOSED) {
+            throw new IllegalStateException("has a damaged pool state (status " + status + ")");
+        }
+        long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state);
+        NovaAllocator nova = (NovaAllocator) pool.allocator;
+        if (status == PoolStateLayout.CLOSED) {
+            nova.restore(state);
+        }
+        PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
+        return pool;
+    }
+
+    /** The reference a pool over a file keeps for its map across processes (0 if none). */
+    public long root() {
+        return PoolStateLayout.root(state);
+    }
+
+    /** Records {@code ref} as the pool's {@link #root()}. */
+    public void setRoot(long ref) {
+        PoolStateLayout.setRoot(state, ref);
     }
 
     /**
@@ -213,6 +258,10 @@ public final class Pool implements MemoryPool {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            if (state != null) {
+                ((NovaAllocator) allocator).save(state);
+                PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
+            }
             blocks.close();
         }
     }

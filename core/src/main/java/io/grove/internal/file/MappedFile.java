@@ -1,0 +1,206 @@
+package io.grove.internal.file;
+
+import io.grove.GroveFileException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A Grove file, mapped whole: its header page ({@link FileHeader}), the pool's state record, then the pool's
+ * blocks.
+ *
+ * <p>Implementation notes. The file is mapped once, at its maximum size, into one segment
+ * ({@code FileChannel.map} with an arena maps more than 2 GB at once); a new file is extended to that size
+ * sparsely, so disk is used as pages are first written. Nothing is ever remapped, so no reference into the
+ * mapping moves. Before mapping an existing file, its header is read through the channel and its length checked
+ * against the recorded maximum: touching a mapping beyond the end of its file raises SIGBUS, which the JVM turns
+ * into an asynchronous {@link InternalError} at best. A failed open writes nothing: every check happens before the
+ * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path), so that two
+ * maps of one process never run one table with two sets of per-process state.
+ */
+public final class MappedFile implements AutoCloseable {
+    /** The real paths of the files this process has open. */
+    private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
+
+    private final String name;
+    private final Path realPath;
+    private final FileChannel channel;
+    private final Arena arena;
+    private final MemorySegment mapping;
+    private final FileHeader header;
+    private final boolean created;
+
+    private MappedFile(String name, Path realPath, FileChannel channel, Arena arena, MemorySegment mapping,
+            FileHeader header, boolean created) {
+        this.name = name;
+        this.realPath = realPath;
+        this.channel = channel;
+        this.arena = arena;
+        this.mapping = mapping;
+        this.header = header;
+        this.created = created;
+    }
+
+    /**
+     * Opens {@code path} if it exists, checking that its settings agree with {@code wanted} (creation time
+     * aside); else creates it with {@code wanted}.
+     *
+     * @throws IllegalArgumentException naming the file and each contradicting setting with both values
+     * @throws GroveFileException if the file is not a sound Grove file or cannot be opened, created or mapped
+     * @throws IllegalStateException if this process has the file open already
+     */
+    public static MappedFile openOrCreate(Path path, FileHeader wanted) {
+        String name = path.toAbsolutePath().toString();
+        if (Files.isDirectory(path)) {
+            throw new GroveFileException(name, "is a directory");
+        }
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new GroveFileException(name, "cannot be created: its directory does not exist");
+        }
+        try {
+            return open(path, name, wanted);
+        } catch (NoSuchFileException missing) {
+            try {
+                return create(path, name, wanted);
+            } catch (FileAlreadyExistsException raced) {
+                return openOrCreate(path, wanted); // created by another process meanwhile
+            } catch (IOException e) {
+                throw new GroveFileException(name, "cannot be created: " + e, e);
+            }
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot be opened: " + e, e);
+        }
+    }
+
+    private static MappedFile open(Path path, String name, FileHeader wanted) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        Path real = null;
+        try {
+            real = register(path, name);
+            long size = channel.size();
+            if (size < FileHeader.PAGE) {
+                throw new GroveFileException(name, size == 0 ? "is empty, not a Grove file"
+                        : "is " + size + " bytes long, too short for a Grove file's header (" + FileHeader.PAGE
+                                + ")");
+            }
+            ByteBuffer page = ByteBuffer.allocate((int) FileHeader.PAGE);
+            while (page.hasRemaining() && channel.read(page, page.position()) >= 0) {
+                // reads the whole header page
+            }
+            FileHeader header = FileHeader.readFrom(MemorySegment.ofBuffer(page.flip()), name);
+            if (size < header.maxFileSize()) {
+                throw new GroveFileException(name, "is truncated: " + size + " bytes, its header says "
+                        + header.maxFileSize());
+            }
+            List<String> contradictions = header.contradictions(wanted);
+            if (!contradictions.isEmpty()) {
+                throw new IllegalArgumentException(name + " was created with other settings: "
+                        + String.join("; ", contradictions));
+            }
+            return map(name, real, channel, header, false);
+        } catch (IOException | RuntimeException | Error e) {
+            channel.close();
+            if (real != null) {
+                OPEN.remove(real);
+            }
+            throw e;
+        }
+    }
+
+    private static MappedFile create(Path path, String name, FileHeader wanted) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        Path real = null;
+        try {
+            real = register(path, name);
+            MappedFile file = map(name, real, channel, wanted, true); // extends the file, sparsely
+            wanted.writeTo(file.mapping);
+            file.mapping.asSlice(0, FileHeader.PAGE).force();
+            return file;
+        } catch (IOException | RuntimeException | Error e) {
+            channel.close();
+            if (real != null) {
+                OPEN.remove(real);
+            }
+            Files.deleteIfExists(path); // nothing of a sound file was there
+            throw e;
+        }
+    }
+
+    private static Path register(Path path, String name) throws IOException {
+        Path real = path.toRealPath();
+        if (!OPEN.add(real)) {
+            throw new IllegalStateException(name + " is open already in this process (as " + real + ")");
+        }
+        return real;
+    }
+
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the MappedFile returned, which closes it
+    private static MappedFile map(String name, Path real, FileChannel channel, FileHeader header, boolean created)
+            throws IOException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, header.maxFileSize(), arena);
+            return new MappedFile(name, real, channel, arena, mapping, header, created);
+        } catch (IOException e) {
+            arena.close();
+            throw new IOException("cannot map " + header.maxFileSize() + " bytes: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    public FileHeader header() {
+        return header;
+    }
+
+    /** Whether this open created the file. */
+    public boolean created() {
+        return created;
+    }
+
+    /** The pool's state record. */
+    public MemorySegment state() {
+        return mapping.asSlice(FileHeader.STATE_OFFSET, FileHeader.STATE_SIZE);
+    }
+
+    /** The pool's block area: granule 0 at its start. */
+    public MemorySegment blocks() {
+        return mapping.asSlice(FileHeader.BLOCKS_OFFSET, header.blockAreaSize());
+    }
+
+    /** The file as named when opened, made absolute. */
+    public String name() {
+        return name;
+    }
+
+    /** Writes every changed page of the mapping to the storage device and waits until it is written. */
+    public void force() {
+        mapping.force();
+    }
+
+    /** Unmaps the file and closes it; the mapping's segments throw {@link IllegalStateException} after. */
+    @Override
+    public void close() {
+        try {
+            arena.close();
+            channel.close();
+        } catch (IOException e) {
+            throw new GroveFileException(name, "could not be closed: " + e, e);
+        } finally {
+            OPEN.remove(realPath);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.grove.internal.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The record in which a pool over a file keeps, between one process's close and the next open, what its allocator
+ * otherwise holds on the heap; the only place that computes offsets inside it.
+ *
+ * <pre>
+ * byte offset  0  status (long: 0 never used, 1 open, 2 closed cleanly)
+ *              8  bump granule (long)           16  wasted granules (long)
+ *             24  era (long)                    32  live slices (long)
+ *             40  free granules (long)          48  root reference (long: the map's directory, 0 if none)
+ *             56  size classes n (long)         64  n free-list heads (long each: ABA tag and granule + 1)
+ * </pre>
+ * In the platform's byte order, as the slices are. While the file is open only the status and the root are
+ * current; the rest is written by a clean close and read by the next open. A file whose status says open was not
+ * closed cleanly: its process died, or it is open in another process.
+ */
+final class PoolStateLayout {
+    static final long NEVER_USED = 0;
+    static final long OPEN = 1;
+    static final long CLOSED = 2;
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final long STATUS = 0;
+    private static final long BUMP = 8;
+    private static final long WASTED = 16;
+    private static final long ERA = 24;
+    private static final long LIVE = 32;
+    private static final long FREE = 40;
+    private static final long ROOT = 48;
+    private static final long CLASSES = 56;
+    private static final long HEADS = 64;
+
+    private PoolStateLayout() {}
+
+    /** The bytes a record with {@code classes} size classes takes. */
+    static long sizeFor(int classes) {
+        return HEADS + 8L * classes;
+    }
+
+    static long status(MemorySegment state) {
+        return state.get(LONG, STATUS);
+    }
+
+    static void setStatus(MemorySegment state, long status) {
+        state.set(LONG, STATUS, status);
+    }
+
+    static long root(MemorySegment state) {
+        return state.get(LONG, ROOT);
+    }
+
+    static void setRoot(MemorySegment state, long root) {
+        state.set(LONG, ROOT, root);
+    }
+
+    static long bump(MemorySegment state) {
+        return state.get(LONG, BUMP);
+    }
+
+    static long wasted(MemorySegment state) {
+        return state.get(LONG, WASTED);
+    }
+
+    static long era(MemorySegment state) {
+        return state.get(LONG, ERA);
+    }
+
+    static long liveSlices(MemorySegment state) {
+        return state.get(LONG, LIVE);
+    }
+
+    static long freeGranules(MemorySegment state) {
+        return state.get(LONG, FREE);
+    }
+
+    static long[] heads(MemorySegment state) {
+        long n = state.get(LONG, CLASSES);
+        long[] heads = new long[(int) n];
+        MemorySegment.copy(state, LONG, HEADS, heads, 0, heads.length);
+        return heads;
+    }
+
+    static void write(MemorySegment state, long bump, long wasted, long era, long live, long free, long[] heads) {
+        state.set(LONG, BUMP, bump);
+        state.set(LONG, WASTED, wasted);
+        state.set(LONG, ERA, era);
+        state.set(LONG, LIVE, live);
+        state.set(LONG, FREE, free);
+        state.set(LONG, CLASSES, heads.length);
+        MemorySegment.copy(heads, 0, state, LONG, HEADS, heads.length);
+    }
+}

@@ -1,0 +1,258 @@
+package io.grove.hash;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grove.GroveFileException;
+import io.grove.GroveHashMap;
+import io.grove.serial.Serializers;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A hash map in a file: what was in it when it was closed is there when it is reopened, the memory of removed
+ * entries is reused after a reopen, and every kind of bad file is refused with {@link GroveFileException} (or
+ * {@link IllegalArgumentException} for contradicting settings) naming the file, changing nothing in it.
+ */
+class FileBackedMapTest {
+    private static final long SIZE = 64L << 20;
+
+    @TempDir
+    Path dir;
+
+    private static GroveHashMap.Builder<Long, String> builder(Path file) {
+        return GroveHashMap.builder(Serializers.longs(), Serializers.strings()).file(file).maxFileSize(SIZE);
+    }
+
+    /**
+     * Random operations against a {@link HashMap}, the file closed and reopened at random points (a small
+     * expected size makes segments grow all along, so some closes fall in the middle of a growth); contents
+     * compared after every reopen.
+     */
+    @Test
+    void reopeningGivesBackExactlyTheEntriesAtTheClose() {
+        Path file = dir.resolve("map.grove");
+        Random random = new Random(3);
+        Map<Long, String> reference = new HashMap<>();
+        GroveHashMap<Long, String> map = builder(file).expectedSize(16).build();
+        int reopens = 0;
+        try {
+            for (int step = 0; step < 40_000; step++) {
+                long key = random.nextInt(10_000);
+                switch (random.nextInt(4)) {
+                    case 0, 1 -> assertEquals(reference.put(key, "v" + step), map.put(key, "v" + step));
+                    case 2 -> assertEquals(reference.remove(key), map.remove(key));
+                    default -> assertEquals(reference.get(key), map.get(key));
+                }
+                if (random.nextInt(2_000) == 0) {
+                    map.close();
+                    map = builder(file).build();
+                    reopens++;
+                    assertEquals(reference, new HashMap<>(map), "after reopen " + reopens + ", step " + step);
+                    assertEquals(reference.size(), map.size());
+                }
+            }
+        } finally {
+            map.close();
+        }
+        assertTrue(reopens >= 10, "reopened only " + reopens + " times");
+        try (GroveHashMap<Long, String> last = builder(file).build()) {
+            assertEquals(reference, new HashMap<>(last));
+        }
+    }
+
+    /** Removed entries' memory is reused after a reopen: a churn across many reopens does not grow the file's use. */
+    @Test
+    void memoryOfRemovedEntriesIsReusedAfterAReopen() {
+        Path file = dir.resolve("churn.grove");
+        long usedAfterFirstRound = 0;
+        for (int round = 0; round < 20; round++) {
+            try (GroveHashMap<Long, String> map = builder(file).build()) {
+                for (long k = 0; k < 2_000; k++) {
+                    map.put(k, "round " + round + " ".repeat(100));
+                }
+                for (long k = 0; k < 2_000; k++) {
+                    map.remove(k);
+                }
+                long used = map.footprint().allocatedBytes();
+                if (round == 0) {
+                    usedAfterFirstRound = used;
+                } else {
+                    assertTrue(used <= usedAfterFirstRound + (1 << 20), "round " + round + ": " + used
+                            + " bytes allocated, " + usedAfterFirstRound + " after the first round");
+                }
+                assertEquals(0, map.size());
+            }
+        }
+    }
+
+    @Test
+    void zeroCopyReadsWorkOnAReopenedFile() {
+        Path file = dir.resolve("zc.grove");
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            map.put(7L, "seven");
+        }
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            assertEquals("seven".length(), map.zc().get(7L).size()); // a handle on the value's bytes in the file
+            assertEquals("seven", map.get(7L));
+        }
+    }
+
+    @Test
+    void aNewFileIsSparse() throws IOException, InterruptedException {
+        Path file = dir.resolve("sparse.grove");
+        try (GroveHashMap<Long, String> map = builder(file).maxFileSize(8L << 30).build()) {
+            map.put(1L, "one");
+        }
+        assertEquals(8L << 30, Files.size(file));
+        Process du = new ProcessBuilder("du", "--block-size=1", file.toString()).redirectErrorStream(true).start();
+        String out = new String(du.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, du.waitFor(), out);
+        long disk = Long.parseLong(out.trim().split("\\s+")[0]);
+        assertTrue(disk < 64L << 20, "an 8 GiB file with one entry takes " + disk + " bytes of disk");
+    }
+
+    // ---- bad files ---------------------------------------------------------------------------------------------
+
+    private Path soundFile(String name) {
+        Path file = dir.resolve(name);
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            map.put(1L, "one");
+        }
+        return file;
+    }
+
+    private static byte[] header(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer page = ByteBuffer.allocate(4096);
+            channel.read(page, 0);
+            return page.array();
+        }
+    }
+
+    private static void overwrite(Path file, long offset, byte[] bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(bytes), offset);
+        }
+    }
+
+    /** {@code open} throws {@code type} with a message naming the file and containing {@code what}; no byte moved. */
+    private static <T extends Throwable> void assertRefused(Class<T> type, Path file, String what, Executable open)
+            throws IOException {
+        byte[] before = Files.exists(file) && !Files.isDirectory(file) ? Files.readAllBytes(file.toRealPath())
+                : null;
+        T e = assertThrows(type, open::execute);
+        assertTrue(e.getMessage().contains(file.toAbsolutePath().toString()), "the file is not named: " + e);
+        assertTrue(e.getMessage().contains(what), "'" + what + "' is not in: " + e);
+        if (before != null) {
+            assertArrayEquals(before, Files.readAllBytes(file), "the failed open changed the file");
+        }
+    }
+
+    @Test
+    void aFileThatIsNotAGroveFileIsRefused() throws IOException {
+        Path text = dir.resolve("text.grove");
+        Files.writeString(text, "hello ".repeat(1_000));
+        assertRefused(GroveFileException.class, text, "not a Grove file", () -> builder(text).build());
+        Path empty = Files.createFile(dir.resolve("empty.grove"));
+        assertRefused(GroveFileException.class, empty, "empty", () -> builder(empty).build());
+        Path tiny = dir.resolve("tiny.grove");
+        Files.write(tiny, new byte[] {1, 2, 3});
+        assertRefused(GroveFileException.class, tiny, "too short", () -> builder(tiny).build());
+    }
+
+    @Test
+    void aNewerFormatIsRefusedAndTheFileStillOpensAfterwards() throws IOException {
+        Path file = soundFile("newer.grove");
+        byte[] original = header(file);
+        overwrite(file, 8, new byte[] {2, 0, 0, 0});
+        assertRefused(GroveFileException.class, file, "format version 2", () -> builder(file).build());
+        overwrite(file, 0, original);
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            assertEquals("one", map.get(1L));
+        }
+    }
+
+    @Test
+    void aDamagedHeaderIsRefused() throws IOException {
+        Path file = soundFile("damaged.grove");
+        byte[] page = header(file);
+        page[30] ^= 0x10; // inside the settings, covered by the checksum
+        overwrite(file, 0, page);
+        assertRefused(GroveFileException.class, file, "damaged header", () -> builder(file).build());
+    }
+
+    @Test
+    void aTruncatedFileIsRefused() throws IOException {
+        Path file = soundFile("truncated.grove");
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.truncate(SIZE / 2);
+        }
+        assertRefused(GroveFileException.class, file, "truncated", () -> builder(file).build());
+    }
+
+    @Test
+    void contradictingSettingsAreNamedWithBothValues() throws IOException {
+        Path file = soundFile("settings.grove");
+        assertRefused(IllegalArgumentException.class, file, "maxFileSize is " + SIZE + " in the file, "
+                + (SIZE * 2) + " wanted", () -> builder(file).maxFileSize(SIZE * 2).build());
+        assertRefused(IllegalArgumentException.class, file, "maximumSize",
+                () -> builder(file).maximumSize(10).build());
+        assertRefused(IllegalArgumentException.class, file, "value serializer", () -> GroveHashMap
+                .builder(Serializers.longs(), Serializers.longs()).file(file).maxFileSize(SIZE).build());
+        try (GroveHashMap<Long, String> map = builder(file).expectedSize(1_000_000).build()) {
+            assertEquals("one", map.get(1L), "expectedSize only sizes a new file");
+        }
+    }
+
+    @Test
+    void aDirectoryOrAMissingDirectoryIsRefused() throws IOException {
+        assertRefused(GroveFileException.class, dir, "is a directory", () -> builder(dir).build());
+        Path orphan = dir.resolve("no/such/dir/map.grove");
+        assertRefused(GroveFileException.class, orphan, "directory does not exist", () -> builder(orphan).build());
+    }
+
+    @Test
+    void aFileOpenInThisProcessIsNotOpenedTwice() throws IOException {
+        Path file = soundFile("twice.grove");
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            assertRefused(IllegalStateException.class, file, "open already",
+                    () -> builder(file).build());
+            assertEquals("one", map.get(1L));
+        }
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            assertEquals("one", map.get(1L), "reopens after the close");
+        }
+    }
+
+    /** A copy taken while the map is open is what a killed process leaves: refused until recovery exists. */
+    @Test
+    void aFileNotClosedCleanlyIsRefused() throws IOException {
+        Path file = dir.resolve("open.grove");
+        Path copy = dir.resolve("copy.grove");
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            map.put(1L, "one");
+            Files.copy(file, copy);
+        }
+        assertRefused(GroveFileException.class, copy, "not closed cleanly", () -> builder(copy).build());
+    }
+
+    @Test
+    void aFileMapTakesNoPoolOrMemoryLimit() {
+        Path file = dir.resolve("x.grove");
+        assertThrows(IllegalArgumentException.class, () -> builder(file).memoryLimit(1 << 30).build());
+        assertTrue(Files.notExists(file), "a refused build created the file");
+    }
+}
