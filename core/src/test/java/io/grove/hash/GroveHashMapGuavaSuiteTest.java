@@ -12,10 +12,17 @@ import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
 import io.grove.testing.JUnit3Tests;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import junit.framework.TestSuite;
@@ -37,6 +44,9 @@ import org.junit.jupiter.api.TestFactory;
  * {@value #GROWTH_FILLERS} filler entries (each segment's bucket array doubles about twice) and removes them again
  * before adding Guava's entries, so every test runs on a grown table whose removed slices are being reused.
  *
+ * <p>A third generator puts Guava's entries into a map in a new file, closes it and reopens it, so every test runs
+ * on a table that came back from its file.
+ *
  * <p>Maps come from one shared pool per generator; every map a test creates is closed after it, and the pools
  * after all tests, which also checks that closed maps left no slice behind.
  */
@@ -47,20 +57,27 @@ class GroveHashMapGuavaSuiteTest {
     private static final Queue<GroveHashMap<?, ?>> OPEN_MAPS = new ConcurrentLinkedQueue<>();
     private static MemoryPool defaultSizePool;
     private static MemoryPool growingPool;
+    private static final Queue<Path> FILES = new ConcurrentLinkedQueue<>();
+    private static Path fileDir;
 
     @BeforeAll
-    static void createPools() {
+    static void createPools() throws IOException {
         defaultSizePool = MemoryPool.builder().build();
         growingPool = MemoryPool.builder().build();
+        fileDir = Files.createTempDirectory("grove-guava");
     }
 
     @AfterAll
-    static void closePools() {
+    static void closePools() throws IOException {
         closeOpenMaps();
         long defaultLive = defaultSizePool.footprint().liveSlices();
         long growingLive = growingPool.footprint().liveSlices();
         defaultSizePool.close();
         growingPool.close();
+        try (Stream<Path> left = Files.list(fileDir)) {
+            assertEquals(List.of(), left.toList(), "files left after their maps were closed");
+        }
+        Files.delete(fileDir);
         // Every map was closed, and a closed map frees all its slices in a shared pool.
         assertEquals(0, defaultLive, "slices left in the shared pool after all maps were closed");
         assertEquals(0, growingLive, "slices left in the shared pool after all maps were closed");
@@ -69,6 +86,13 @@ class GroveHashMapGuavaSuiteTest {
     private static void closeOpenMaps() {
         for (GroveHashMap<?, ?> map; (map = OPEN_MAPS.poll()) != null; ) {
             map.close();
+        }
+        try {
+            for (Path file; (file = FILES.poll()) != null; ) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -104,26 +128,57 @@ class GroveHashMapGuavaSuiteTest {
 
     private static Stream<DynamicNode> suite(String name, long expectedSize, int fillers,
             Supplier<MemoryPool> pool) {
+        return suite(name, entries -> {
+            GroveHashMap.Builder<String, String> builder =
+                    GroveHashMap.builder(Serializers.strings(), Serializers.strings()).pool(pool.get());
+            if (expectedSize >= 0) {
+                builder.expectedSize(expectedSize);
+            }
+            GroveHashMap<String, String> map = builder.build();
+            OPEN_MAPS.add(map);
+            for (int i = 0; i < fillers; i++) {
+                map.put("\u0000filler" + i, "filler");
+            }
+            for (int i = 0; i < fillers; i++) {
+                map.remove("\u0000filler" + i);
+            }
+            for (Map.Entry<String, String> entry : entries) {
+                map.put(entry.getKey(), entry.getValue());
+            }
+            return map;
+        });
+    }
+
+    /**
+     * Maps in files: each test's map is created in a new file with Guava's entries, closed, and reopened, so
+     * every test runs on a table that came back from its file.
+     */
+    @TestFactory
+    Stream<DynamicNode> concurrentMapContractInAReopenedFile() {
+        AtomicInteger files = new AtomicInteger();
+        return suite("GroveHashMap[file, reopened]", entries -> {
+            Path file = fileDir.resolve("map-" + files.incrementAndGet() + ".grove");
+            FILES.add(file); // first: creation tests expect create() to throw (e.g. on a null key)
+            GroveHashMap.Builder<String, String> builder =
+                    GroveHashMap.builder(Serializers.strings(), Serializers.strings()).file(file)
+                            .maxFileSize(16 << 20);
+            try (GroveHashMap<String, String> first = builder.build()) {
+                for (Map.Entry<String, String> entry : entries) {
+                    first.put(entry.getKey(), entry.getValue());
+                }
+            }
+            GroveHashMap<String, String> map = builder.build();
+            OPEN_MAPS.add(map);
+            return map;
+        });
+    }
+
+    private static Stream<DynamicNode> suite(String name,
+            Function<Map.Entry<String, String>[], Map<String, String>> maker) {
         TestSuite suite = ConcurrentMapTestSuiteBuilder.using(new TestStringMapGenerator() {
                     @Override
                     protected Map<String, String> create(Map.Entry<String, String>[] entries) {
-                        GroveHashMap.Builder<String, String> builder =
-                                GroveHashMap.builder(Serializers.strings(), Serializers.strings()).pool(pool.get());
-                        if (expectedSize >= 0) {
-                            builder.expectedSize(expectedSize);
-                        }
-                        GroveHashMap<String, String> map = builder.build();
-                        OPEN_MAPS.add(map);
-                        for (int i = 0; i < fillers; i++) {
-                            map.put("\u0000filler" + i, "filler");
-                        }
-                        for (int i = 0; i < fillers; i++) {
-                            map.remove("\u0000filler" + i);
-                        }
-                        for (Map.Entry<String, String> entry : entries) {
-                            map.put(entry.getKey(), entry.getValue());
-                        }
-                        return map;
+                        return maker.apply(entries);
                     }
                 })
                 .named(name)
