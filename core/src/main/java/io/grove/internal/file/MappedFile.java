@@ -33,6 +33,7 @@ public final class MappedFile implements AutoCloseable {
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
 
     private final String name;
+    /** The real path under which {@link #OPEN} holds the file, or {@code null} if read-only. */
     private final Path realPath;
     private final FileChannel channel;
     private final Arena arena;
@@ -88,21 +89,7 @@ public final class MappedFile implements AutoCloseable {
         Path real = null;
         try {
             real = register(path, name);
-            long size = channel.size();
-            if (size < FileHeader.PAGE) {
-                throw new GroveFileException(name, size == 0 ? "is empty, not a Grove file"
-                        : "is " + size + " bytes long, too short for a Grove file's header (" + FileHeader.PAGE
-                                + ")");
-            }
-            ByteBuffer page = ByteBuffer.allocate((int) FileHeader.PAGE);
-            while (page.hasRemaining() && channel.read(page, page.position()) >= 0) {
-                // reads the whole header page
-            }
-            FileHeader header = FileHeader.readFrom(MemorySegment.ofBuffer(page.flip()), name);
-            if (size < header.maxFileSize()) {
-                throw new GroveFileException(name, "is truncated: " + size + " bytes, its header says "
-                        + header.maxFileSize());
-            }
+            FileHeader header = readHeader(channel, name);
             List<String> contradictions = header.contradictions(wanted);
             if (!contradictions.isEmpty()) {
                 throw new IllegalArgumentException(name + " was created with other settings: "
@@ -116,6 +103,54 @@ public final class MappedFile implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Opens {@code path} to read it only, for tools: mapped read-only, nothing written, whatever its settings; not
+     * registered, so a map of this process may have it open too.
+     *
+     * @throws GroveFileException if the file is not a sound Grove file or cannot be opened or mapped
+     */
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the MappedFile returned, which closes it
+    public static MappedFile openReadOnly(Path path) {
+        String name = path.toAbsolutePath().toString();
+        if (Files.isDirectory(path)) {
+            throw new GroveFileException(name, "is a directory");
+        }
+        try {
+            FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+            Arena arena = Arena.ofShared();
+            try {
+                FileHeader header = readHeader(channel, name);
+                MemorySegment mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, header.maxFileSize(), arena);
+                return new MappedFile(name, null, channel, arena, mapping, header, false);
+            } catch (IOException | RuntimeException | Error e) {
+                arena.close();
+                channel.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot be opened: " + e, e);
+        }
+    }
+
+    /** The header of the file open on {@code channel}, its length checked against it; reads through the channel. */
+    private static FileHeader readHeader(FileChannel channel, String name) throws IOException {
+        long size = channel.size();
+        if (size < FileHeader.PAGE) {
+            throw new GroveFileException(name, size == 0 ? "is empty, not a Grove file"
+                    : "is " + size + " bytes long, too short for a Grove file's header (" + FileHeader.PAGE + ")");
+        }
+        ByteBuffer page = ByteBuffer.allocate((int) FileHeader.PAGE);
+        while (page.hasRemaining() && channel.read(page, page.position()) >= 0) {
+            // reads the whole header page
+        }
+        FileHeader header = FileHeader.readFrom(MemorySegment.ofBuffer(page.flip()), name);
+        if (size < header.maxFileSize()) {
+            throw new GroveFileException(name, "is truncated: " + size + " bytes, its header says "
+                    + header.maxFileSize());
+        }
+        return header;
     }
 
     private static MappedFile create(Path path, String name, FileHeader wanted) throws IOException {
@@ -200,7 +235,9 @@ public final class MappedFile implements AutoCloseable {
         } catch (IOException e) {
             throw new GroveFileException(name, "could not be closed: " + e, e);
         } finally {
-            OPEN.remove(realPath);
+            if (realPath != null) {
+                OPEN.remove(realPath);
+            }
         }
     }
 }

@@ -23,19 +23,28 @@ public final class TableCheck {
     private final Pool pool;
     private final HashTable table;
     private final List<String> problems = new ArrayList<>();
+    private long entries;
+    private long bytes;
+    private int growing;
+
+    /**
+     * What a walk found: the table's segments, the entries linked and their bytes, how many segments are growing,
+     * and every problem (none if the table is sound).
+     */
+    public record Report(int segments, long entries, long bytes, int growing, List<String> problems) {}
 
     private TableCheck(Pool pool, HashTable table) {
         this.pool = pool;
         this.table = table;
     }
 
-    /** The problems of the table rooted at {@code directory} on {@code pool}; empty if it is sound. */
-    public static List<String> problems(Pool pool, long directory) {
+    /** Walks the table rooted at {@code directory} on {@code pool}. */
+    public static Report check(Pool pool, long directory) {
         HashTable table;
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return List.of("directory: " + e.getMessage());
+            return new Report(0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
         TableCheck check = new TableCheck(pool, table);
         for (int s = 0; s < table.segmentCount(); s++) {
@@ -45,7 +54,7 @@ public final class TableCheck {
                 check.problem(s, "the walk stopped: " + e);
             }
         }
-        return check.problems;
+        return new Report(table.segmentCount(), check.entries, check.bytes, check.growing, check.problems);
     }
 
     private void problem(int s, String what) {
@@ -77,6 +86,9 @@ public final class TableCheck {
             return;
         }
         long old = SegmentLayout.oldBuckets(sb, so);
+        if (old != 0) {
+            growing++;
+        }
         if (old != 0 && array(s, "old bucket array", old, bits - 1)) {
             long cursor = SegmentLayout.cursor(sb, so);
             long oldCount = 1L << (bits - 1);
@@ -105,10 +117,12 @@ public final class TableCheck {
         if (found[0] != count) {
             problem(s, "count " + count + ", but " + found[0] + " entries are linked");
         }
-        long bytes = SegmentLayout.bytes(sb, so);
-        if (found[1] != bytes) {
-            problem(s, "byte total " + bytes + ", but the linked entries take " + found[1]);
+        long total = SegmentLayout.bytes(sb, so);
+        if (found[1] != total) {
+            problem(s, "byte total " + total + ", but the linked entries take " + found[1]);
         }
+        entries += found[0];
+        bytes += found[1];
     }
 
     private boolean array(int s, String name, long ref, int bits) {

@@ -31,6 +31,8 @@ public final class Pool implements MemoryPool {
     private final long memoryLimit;
     /** The state record of a pool over a file ({@link PoolStateLayout}), else {@code null}. */
     private final MemorySegment state;
+    /** Whether this pool only reads its file ({@link #forReading}): its close records nothing. */
+    private final boolean readOnly;
     private volatile boolean closed;
 
     /**
@@ -54,10 +56,12 @@ public final class Pool implements MemoryPool {
     }
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
-        this(blockSize, memoryLimit, reclamation, source, null);
+        this(blockSize, memoryLimit, reclamation, source, null, false);
     }
 
-    private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, MemorySegment state) {
+    private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, MemorySegment state,
+            boolean readOnly) {
+        this.readOnly = readOnly;
         this.blocks = new Blocks(blockSize, memoryLimit, source);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
@@ -87,13 +91,38 @@ public final class Pool implements MemoryPool {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state);
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state,
+                false);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         if (status == PoolStateLayout.CLOSED) {
             nova.restore(state);
         }
         PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
         return pool;
+    }
+
+    /**
+     * A pool that reads what another pool over {@code blockArea} and {@code state} left, for tools: it writes
+     * nothing, not even at close. If that pool was closed cleanly, its allocator state is continued; otherwise
+     * every block of the area is readable and the figures of {@link #footprint()} are those of its last clean
+     * close.
+     */
+    public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
+        long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state,
+                true);
+        NovaAllocator nova = (NovaAllocator) pool.allocator;
+        if (PoolStateLayout.status(state) == PoolStateLayout.CLOSED) {
+            nova.restore(state);
+        } else {
+            pool.blocks.restore(limit >> SliceHeader.GRANULE_SHIFT, 0);
+        }
+        return pool;
+    }
+
+    /** Whether this pool's file was closed cleanly by its last writer (for a pool {@link #forReading}). */
+    public boolean closedCleanly() {
+        return PoolStateLayout.status(state) == PoolStateLayout.CLOSED;
     }
 
     /** The reference a pool over a file keeps for its map across processes (0 if none). */
@@ -258,7 +287,7 @@ public final class Pool implements MemoryPool {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            if (state != null) {
+            if (state != null && !readOnly) {
                 ((NovaAllocator) allocator).save(state);
                 PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
             }

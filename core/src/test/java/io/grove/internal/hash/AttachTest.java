@@ -54,7 +54,7 @@ class AttachTest {
                     attaches++;
                     assertEquals(reference, new HashMap<>(map), "after attach " + attaches + ", step " + step);
                     assertEquals(reference.size(), map.size());
-                    assertEquals(List.of(), TableCheck.problems(pool, directory), "after attach " + attaches);
+                    assertEquals(List.of(), TableCheck.check(pool, directory).problems(), "after attach " + attaches);
                 }
             }
             assertTrue(attaches >= 10, "attached only " + attaches + " times");

@@ -46,7 +46,7 @@ class TableCheckTest {
             for (long k = 0; k < 4_000; k++) {
                 map.put(k, "v" + k);
                 if (k % 97 == 0) {
-                    assertEquals(List.of(), TableCheck.problems(pool, map.directory()), "after " + k);
+                    assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems(), "after " + k);
                     sawGrowth |= growing(map);
                 }
             }
@@ -82,9 +82,9 @@ class TableCheckTest {
     private static void assertFinds(String expected, Consumer<OffHeapHashMap<Long, String>> damage) {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = filled(pool);
-            assertEquals(List.of(), TableCheck.problems(pool, map.directory()));
+            assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems());
             damage.accept(map);
-            List<String> problems = TableCheck.problems(pool, map.directory());
+            List<String> problems = TableCheck.check(pool, map.directory()).problems();
             assertTrue(problems.stream().anyMatch(p -> p.contains(expected)),
                     () -> "expected a problem with '" + expected + "', got " + problems);
         }

@@ -1,0 +1,87 @@
+package io.grove.internal.tool;
+
+import io.grove.GroveFileException;
+import io.grove.MemoryFootprint;
+import io.grove.internal.file.FileHeader;
+import io.grove.internal.file.MappedFile;
+import io.grove.internal.hash.TableCheck;
+import io.grove.internal.memory.Pool;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Instant;
+
+/**
+ * {@code ./grove inspect FILE} and {@code ./grove verify FILE}: what a Grove file holds, and whether it is sound.
+ * Both map the file read-only and write nothing, so they may run while a map has the file open (their figures are
+ * then those of a moment, and a walk may meet a change in progress).
+ *
+ * <p>{@code verify} checks the header (magic, version, checksum, length), that the file was closed cleanly, and
+ * walks the whole table ({@link TableCheck}); it prints each problem and exits with status 0 only if there is none,
+ * 1 if there are problems, 2 on a usage error.
+ */
+public final class FileTool {
+    private FileTool() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the tool; returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length != 2 || !(args[0].equals("inspect") || args[0].equals("verify"))) {
+            err.println("usage: grove inspect FILE | grove verify FILE");
+            return 2;
+        }
+        boolean verify = args[0].equals("verify");
+        try (MappedFile file = MappedFile.openReadOnly(Path.of(args[1]));
+                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), () -> { })) {
+            TableCheck.Report table = pool.root() == 0 ? null : TableCheck.check(pool, pool.root());
+            if (!verify) {
+                inspect(out, file, pool, table);
+                return 0;
+            }
+            int problems = 0;
+            if (!pool.closedCleanly()) {
+                out.println("problem: the file was not closed cleanly (its process died, or a map has it open)");
+                problems++;
+            }
+            if (table == null) {
+                out.println("problem: the file holds no table (no root reference)");
+                problems++;
+            } else {
+                for (String p : table.problems()) {
+                    out.println("problem: " + p);
+                }
+                problems += table.problems().size();
+            }
+            out.println(problems == 0 ? file.name() + ": sound (format " + FileHeader.FORMAT_VERSION + ", "
+                    + (table == null ? 0 : table.entries()) + " entries)"
+                    : file.name() + ": " + problems + " problem(s)");
+            return problems == 0 ? 0 : 1;
+        } catch (GroveFileException e) {
+            out.println("problem: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static void inspect(PrintStream out, MappedFile file, Pool pool, TableCheck.Report table) {
+        FileHeader h = file.header();
+        MemoryFootprint f = pool.footprint();
+        out.println("file            " + file.name());
+        out.println("format version  " + FileHeader.FORMAT_VERSION);
+        out.println("created         " + Instant.ofEpochMilli(h.createdMillis()));
+        out.println("closed cleanly  " + pool.closedCleanly());
+        out.println("maxFileSize     " + h.maxFileSize());
+        out.println("blockSize       " + h.blockSize());
+        out.println("maximumSize     " + (h.maxEntries() == Long.MAX_VALUE ? "unbounded" : h.maxEntries()));
+        out.println("maximumBytes    " + (h.maxBytes() == Long.MAX_VALUE ? "unbounded" : h.maxBytes()));
+        out.println("key serializer  " + h.keySerializer());
+        out.println("value serializer " + h.valueSerializer());
+        out.println("bytes used      " + f.allocatedBytes() + " of " + h.blockAreaSize() + " (live " + f.liveBytes()
+                + " in " + f.liveSlices() + " slices, free for reuse " + f.freeBytes() + ")");
+        if (table != null) {
+            out.println("segments        " + table.segments() + " (" + table.growing() + " growing)");
+            out.println("entries         " + table.entries() + " (" + table.bytes() + " bytes)");
+        }
+    }
+}

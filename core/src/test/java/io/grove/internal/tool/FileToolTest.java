@@ -1,0 +1,124 @@
+package io.grove.internal.tool;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grove.GroveHashMap;
+import io.grove.serial.Serializers;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code inspect} reports what a file holds; {@code verify} passes a sound file and fails each damaged one. */
+class FileToolTest {
+    private static final String MARKER = "marker-key-0123456789";
+
+    @TempDir
+    Path dir;
+
+    private record Result(int status, String out) {}
+
+    private static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = FileTool.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+    }
+
+    private Path file(int entries) {
+        Path file = dir.resolve("map.grove");
+        try (GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                .file(file).maxFileSize(64L << 20).expectedSize(16).build()) {
+            for (int i = 0; i < entries; i++) {
+                map.put("key " + i, "value " + i);
+            }
+            map.put(MARKER, "marked");
+        }
+        return file;
+    }
+
+    @Test
+    void inspectReportsSettingsAndEntriesAndWritesNothing() throws IOException {
+        Path file = file(1_000);
+        byte[] before = Files.readAllBytes(file);
+        Result r = run("inspect", file.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("entries         1001"), r.out());
+        assertTrue(r.out().contains("closed cleanly  true"), r.out());
+        assertTrue(r.out().contains("maxFileSize     " + (64L << 20)), r.out());
+        assertTrue(r.out().contains("key serializer  " + Serializers.strings().getClass().getName()), r.out());
+        assertArrayEquals(before, Files.readAllBytes(file), "inspect changed the file");
+    }
+
+    @Test
+    void verifyPassesASoundFile() {
+        Path file = file(1_000);
+        Result r = run("verify", file.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("sound"), r.out());
+    }
+
+    @Test
+    void verifyFindsADamagedEntry() throws IOException {
+        Path file = file(100);
+        byte[] bytes = Files.readAllBytes(file);
+        byte[] marker = MARKER.getBytes(StandardCharsets.UTF_8);
+        int at = indexOf(bytes, marker);
+        assertTrue(at > 0, "the marker key is not in the file");
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 3] ^ 1)}), at + 3);
+        }
+        Result r = run("verify", file.toString());
+        assertEquals(1, r.status(), r.out());
+        assertTrue(r.out().contains("hashes to"), r.out());
+    }
+
+    @Test
+    void verifyFindsADamagedHeaderAndAnUncleanFile() throws IOException {
+        Path file = file(10);
+        Path copy = dir.resolve("copy.grove");
+        try (GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                .file(file).maxFileSize(64L << 20).build()) {
+            Files.copy(file, copy);
+            assertEquals("marked", map.get(MARKER));
+        }
+        Result unclean = run("verify", copy.toString());
+        assertEquals(1, unclean.status(), unclean.out());
+        assertTrue(unclean.out().contains("not closed cleanly"), unclean.out());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {0x7F}), 20);
+        }
+        Result damaged = run("verify", file.toString());
+        assertEquals(1, damaged.status(), damaged.out());
+        assertTrue(damaged.out().contains("damaged header"), damaged.out());
+    }
+
+    @Test
+    void aWrongUsageExitsWithTwo() {
+        assertEquals(2, run("check", "x").status());
+        assertEquals(2, run("verify").status());
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
