@@ -118,6 +118,7 @@ public final class Registry {
             PoolContender.GROW_ONLY,
             HeapContender.INSTANCE,
             GroveKv.INSTANCE,
+            GroveKv.IN_FILE,
             ChmKv.INSTANCE,
             ChronicleKv.INSTANCE,
             OhcKv.INSTANCE,

@@ -6,6 +6,10 @@ import io.grove.bench.Placement;
 import io.grove.bench.WorkerConfig;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ConcurrentModificationException;
 
 /**
@@ -16,19 +20,26 @@ import java.util.ConcurrentModificationException;
  * eviction scenario bounded with {@code maximumSize(capacity)} and {@code recordStats()}.
  */
 public final class GroveKv extends KvContender {
-    public static final GroveKv INSTANCE = new GroveKv();
+    public static final GroveKv INSTANCE = new GroveKv(false);
+    /** The same map in a file (a new one in java.io.tmpdir per run, deleted at close), its size the budget. */
+    public static final GroveKv IN_FILE = new GroveKv(true);
 
-    private GroveKv() {}
+    private final boolean inFile;
+
+    private GroveKv(boolean inFile) {
+        this.inFile = inFile;
+    }
 
     @Override
     public String name() {
-        return "grove-hash";
+        return inFile ? "grove-hash-file" : "grove-hash";
     }
 
     @Override
     public String description() {
-        return "Grove GroveHashMap<byte[], byte[]> off heap; get copies into a reused array, zc-get reads 2 words"
-                + " through zc().get's handle; expectedSize = keys, memoryLimit = off-heap budget";
+        return "Grove GroveHashMap<byte[], byte[]> off heap" + (inFile ? ", in a memory-mapped file of the off-heap"
+                + " budget's size (page cache, never forced)" : "") + "; get copies into a reused array, zc-get"
+                + " reads 2 words through zc().get's handle; expectedSize = keys, memoryLimit = off-heap budget";
     }
 
     @Override
@@ -39,24 +50,38 @@ public final class GroveKv extends KvContender {
     @Override
     public KvMap open(WorkerConfig config) {
         GroveHashMap.Builder<byte[], byte[]> b = GroveHashMap.builder(Serializers.bytes(),
-                        ThreadBufferSerializer.INSTANCE)
-                .memoryLimit(config.offHeapLimit());
+                ThreadBufferSerializer.INSTANCE);
+        Path file = null;
+        if (inFile) {
+            try {
+                file = Files.createTempFile("grove-bench-", ".grove");
+                Files.delete(file); // the map creates it
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            b.file(file).maxFileSize(config.offHeapLimit());
+        } else {
+            b.memoryLimit(config.offHeapLimit());
+        }
         long capacity = capacity(config);
         if (capacity > 0) {
             b.expectedSize(capacity).maximumSize(capacity).recordStats();
         } else {
             b.expectedSize(config.keys());
         }
-        return new Map(b.build(), config.valueSize());
+        return new Map(b.build(), config.valueSize(), file);
     }
 
     private static final class Map implements KvMap {
         private final GroveHashMap<byte[], byte[]> map;
         private final int valueSize;
+        /** The map's file, deleted at close; {@code null} in memory. */
+        private final Path file;
 
-        Map(GroveHashMap<byte[], byte[]> map, int valueSize) {
+        Map(GroveHashMap<byte[], byte[]> map, int valueSize, Path file) {
             this.map = map;
             this.valueSize = valueSize;
+            this.file = file;
         }
 
         @Override
@@ -114,6 +139,13 @@ public final class GroveKv extends KvContender {
         @Override
         public void close() {
             map.close();
+            if (file != null) {
+                try {
+                    Files.delete(file);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
         }
     }
 }
