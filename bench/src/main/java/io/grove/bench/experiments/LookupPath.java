@@ -2,10 +2,21 @@ package io.grove.bench.experiments;
 
 import io.grove.MemoryPool;
 import io.grove.Reclamation;
+import io.grove.bench.Contender;
+import io.grove.bench.WorkerConfig;
+import io.grove.bench.maps.ChmKv;
+import io.grove.bench.maps.ChronicleKv;
+import io.grove.bench.maps.GroveKv;
+import io.grove.bench.maps.KvMap;
+import io.grove.bench.maps.KvThread;
+import io.grove.bench.maps.OhcKv;
 import io.grove.internal.memory.Pool;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -32,9 +43,12 @@ import java.util.concurrent.CountDownLatch;
  *       reads an entry only when the tag matches. Same seqlock + stamp validation. Removal shifts the following
  *       run back (no tombstones), inside the segment's mutation.
  *   <li>{@code floor}: no table at all: entry {@code id} at {@code id * 288} of one segment; the cost of touching
- *       one entry (one dependent miss), a lower bound for any table.
+ *       one entry (one dependent miss), a lower bound for any table. {@code -Dhuge=true}: the segment on
+ *       transparent huge pages (madvise), to see what the TLB misses cost.
  *   <li>{@code chm}: {@code ConcurrentHashMap<Long, byte[]>}, as the bench's {@code chm} contender (get reads the
  *       stored array in place; put stores a new array).
+ *   <li>{@code grove-hash}, {@code chronicle}, {@code ohc}, {@code chm-kv}: the bench's contenders themselves
+ *       (the real {@code GroveHashMap} and its peers, {@link Kv}), same phases.
  * </ul>
  *
  * <p>{@code args[1]} = {@code alloc} (a put on a present key writes a new entry, swaps it in inside a mutation and
@@ -513,7 +527,24 @@ public final class LookupPath {
     /** No table: entry {@code id} at a fixed place; value overwritten in place under its stamp. */
     static final class Floor extends Table {
         static final int ENTRY = 288;
-        final MemorySegment entries = Arena.global().allocate((long) KEYS * ENTRY, 64);
+        final MemorySegment entries = Arena.global().allocate((long) KEYS * ENTRY, 2 << 20);
+
+        Floor() {
+            if (Boolean.getBoolean("huge")) { // before the first touch: madvise(MADV_HUGEPAGE), THP is "madvise" here
+                try {
+                    MethodHandle madvise = Linker.nativeLinker().downcallHandle(
+                            Linker.nativeLinker().defaultLookup().find("madvise").orElseThrow(),
+                            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+                                    ValueLayout.JAVA_INT));
+                    int rc = (int) madvise.invokeExact(entries, entries.byteSize(), 14);
+                    if (rc != 0) {
+                        throw new IllegalStateException("madvise returned " + rc);
+                    }
+                } catch (Throwable t) {
+                    throw new IllegalStateException(t);
+                }
+            }
+        }
 
         @Override
         boolean get(long id, long key, byte[] out) {
@@ -528,11 +559,17 @@ public final class LookupPath {
             }
         }
 
+        /** No lock here: two writers of one id take the stamp from even to odd by a CAS. */
         @Override
         void put(long id, long key, byte[] value) {
             long eo = id * ENTRY;
+            long st;
+            do {
+                st = (long) LONG.getAcquire(entries, eo);
+            } while ((st & 1) != 0 || !LONG.compareAndSet(entries, eo, st, st + 1));
             entries.set(ValueLayout.JAVA_LONG, eo + 16, key);
-            Segmented.writeValueInPlace(entries, eo, eo + 24, value);
+            MemorySegment.copy(value, 0, entries, ValueLayout.JAVA_BYTE, eo + 24, VALUE);
+            LONG.setRelease(entries, eo, st + 2);
         }
 
         @Override
@@ -571,6 +608,52 @@ public final class LookupPath {
         @Override
         boolean remove(long id, long key) {
             return map.remove(key) != null;
+        }
+    }
+
+    /**
+     * A contender of the bench ({@code grove-hash}, {@code chronicle}, {@code ohc}, {@code chm}) through its
+     * {@link KvMap}, exactly as {@code ./grove bench} drives it in maphash-80-15-5 (copying get, {@code zc().put}),
+     * so that the real map and its peers run the same phases as the prototypes.
+     */
+    static final class Kv extends Table {
+        final KvMap map;
+        final ThreadLocal<KvThread> threads = ThreadLocal.withInitial(() -> new KvThread(8, VALUE));
+
+        Kv(Contender<KvMap> contender, int threads) throws Exception {
+            this.map = contender.open(new WorkerConfig("maphash-80-15-5", contender.name(), threads, 0, 0, KEYS, VALUE,
+                    7L << 29, 42));
+        }
+
+        @Override
+        boolean get(long id, long key, byte[] out) {
+            KvThread t = threads.get();
+            t.key(id);
+            int r = map.get(t, id);
+            if (r == KvMap.WRONG) {
+                throw new IllegalStateException("wrong value for id " + id);
+            }
+            ARRAY_LONG.set(out, 0, key); // checked by the driver: the contender checked the value itself
+            return r == KvMap.FOUND;
+        }
+
+        @Override
+        void put(long id, long key, byte[] value) {
+            KvThread t = threads.get();
+            t.record(id);
+            map.put(t, id);
+        }
+
+        @Override
+        boolean remove(long id, long key) {
+            KvThread t = threads.get();
+            t.key(id);
+            return map.remove(t, id);
+        }
+
+        @Override
+        void close() {
+            map.close();
         }
     }
 
@@ -641,7 +724,7 @@ public final class LookupPath {
         return new long[] {total, bad[0]};
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         String variant = args[0];
         boolean inPlace = args[1].equals("inplace");
         int threads = Integer.parseInt(args[2]);
@@ -651,6 +734,10 @@ public final class LookupPath {
             case "open" -> new Open(inPlace);
             case "floor" -> new Floor();
             case "chm" -> new Chm();
+            case "grove-hash" -> new Kv(GroveKv.INSTANCE, threads);
+            case "chronicle" -> new Kv(ChronicleKv.INSTANCE, threads);
+            case "ohc" -> new Kv(OhcKv.INSTANCE, threads);
+            case "chm-kv" -> new Kv(ChmKv.INSTANCE, threads);
             default -> throw new IllegalArgumentException("variant " + variant);
         };
         byte[] value = new byte[VALUE];
