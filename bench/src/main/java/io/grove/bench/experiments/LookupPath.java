@@ -354,8 +354,22 @@ public final class LookupPath {
         static final int KEY = 16;
         static final int VALUE_AT = 24;
 
+        /**
+         * {@code -Dcached=true}: the readers take each segment's table from these heap arrays instead of its record,
+         * so that the slot's load does not wait for the record's (the experiment's tables never move).
+         */
+        static final boolean CACHED = Boolean.getBoolean("cached");
+
+        final MemorySegment[] tableBlocks = new MemorySegment[SEGMENTS];
+        final long[] tableOffsets = new long[SEGMENTS];
+
         Open(boolean inPlace) {
             super(inPlace, 16, SLOTS);
+            for (int s = 0; s < SEGMENTS; s++) {
+                long t = tableRef((long) s * RECORD);
+                tableBlocks[s] = pool.segment(t);
+                tableOffsets[s] = pool.payloadOffset(t);
+            }
         }
 
         /** A nonzero 30-bit tag from hash bits used neither by the segment nor by the slot index. */
@@ -381,16 +395,17 @@ public final class LookupPath {
         @Override
         boolean get(long id, long key, byte[] out) {
             long h = hash(key);
-            long so = (long) segment(h) * RECORD;
+            int s = segment(h);
+            long so = (long) s * RECORD;
             long tag = tag(h);
             int start = home(h);
             while (true) {
                 long v = stableVersion(so);
                 int result = 0;
                 try {
-                    long t = tableRef(so);
-                    MemorySegment tb = pool.segment(t);
-                    long to = pool.payloadOffset(t);
+                    long t = CACHED ? 0 : tableRef(so);
+                    MemorySegment tb = CACHED ? tableBlocks[s] : pool.segment(t);
+                    long to = CACHED ? tableOffsets[s] : pool.payloadOffset(t);
                     for (int i = start, n = 0; n < SLOTS; i = next(i), n++) {
                         long slot = tb.get(ValueLayout.JAVA_LONG, to + (long) i * 8);
                         if (slot == 0) {
