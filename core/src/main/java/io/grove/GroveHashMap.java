@@ -189,7 +189,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * before the page cache is written. A file whose map was not closed (its process was killed) is refused
          * on the next open with {@link GroveFileException}: recovering it is not implemented yet. A process opens
          * a file at most once at a time ({@link IllegalStateException} otherwise); sharing a file between live
-         * processes is not supported yet.
+         * processes is not supported yet. If another program truncates the file while the map has it open, the
+         * map's operations on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory
+         * access operation"; the process survives), and its close can record nothing.
          *
          * @throws NullPointerException if {@code path} is null
          */

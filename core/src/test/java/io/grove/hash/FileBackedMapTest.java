@@ -237,6 +237,31 @@ class FileBackedMapTest {
         }
     }
 
+    /**
+     * Another program truncates the file while the map has it open: the mapping beyond the new end faults, which
+     * the JVM reports as {@link InternalError} from the map's operations instead of crashing; the close records
+     * nothing (it cannot) but releases the file, which then opens no more (truncated) without harm to the process.
+     */
+    @Test
+    void aFileTruncatedWhileOpenFailsOperationsButNotTheProcess() throws IOException {
+        Path file = dir.resolve("cut.grove");
+        GroveHashMap<Long, String> map = builder(file).build();
+        for (long k = 0; k < 1_000; k++) {
+            map.put(k, "value " + k);
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.truncate(4096);
+        }
+        InternalError fault = assertThrows(InternalError.class, () -> {
+            for (long k = 0; k < 1_000; k++) {
+                map.get(k);
+            }
+        });
+        assertTrue(fault.getMessage().contains("unsafe memory access"), fault.getMessage());
+        assertThrows(InternalError.class, map::close);
+        assertRefused(GroveFileException.class, file, "truncated", () -> builder(file).build());
+    }
+
     /** A copy taken while the map is open is what a killed process leaves: refused until recovery exists. */
     @Test
     void aFileNotClosedCleanlyIsRefused() throws IOException {

@@ -287,11 +287,14 @@ public final class Pool implements MemoryPool {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            if (state != null && !readOnly) {
-                ((NovaAllocator) allocator).save(state);
-                PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
+            try {
+                if (state != null && !readOnly) {
+                    ((NovaAllocator) allocator).save(state);
+                    PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
+                }
+            } finally {
+                blocks.close(); // even if the file could not be written (e.g. truncated by another program)
             }
-            blocks.close();
         }
     }
 
