@@ -191,7 +191,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * a file at most once at a time ({@link IllegalStateException} otherwise); sharing a file between live
          * processes is not supported yet. If another program truncates the file while the map has it open, the
          * map's operations on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory
-         * access operation"; the process survives), and its close can record nothing.
+         * access operation"; the process survives), and its close can record nothing. Close a map in a file
+         * after its operations end: an operation racing the close may allocate after the state was recorded.
          *
          * @throws NullPointerException if {@code path} is null
          */

@@ -1,5 +1,6 @@
 package io.grove.internal.memory;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -79,9 +80,19 @@ public final class SliceHeader {
         LONG.set(block, header + STATE_OFFSET, state);
     }
 
-    /** Zeroes the first {@code length} payload bytes of the slice whose header is at {@code header}. */
+    /** Zero bytes copied over a payload to clear it, a chunk at a time. */
+    private static final MemorySegment ZEROS = Arena.global().allocate(4096);
+
+    /**
+     * Zeroes the first {@code length} payload bytes of the slice whose header is at {@code header}: copies from
+     * {@link #ZEROS} rather than filling a slice of the block, since {@code asSlice} creates a segment object,
+     * which escape analysis did not always remove (40 bytes per put in a full test run, NoGarbageOnPutTest).
+     */
     static void clearPayload(MemorySegment block, long header, long length) {
-        block.asSlice(header + SIZE, length).fill((byte) 0);
+        long at = header + SIZE;
+        for (long done = 0; done < length; done += ZEROS.byteSize()) {
+            MemorySegment.copy(ZEROS, 0, block, at + done, Math.min(ZEROS.byteSize(), length - done));
+        }
     }
 
     static int magic(MemorySegment block, long header) {
