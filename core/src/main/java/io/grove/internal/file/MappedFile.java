@@ -6,6 +6,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -26,11 +28,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * against the recorded maximum: touching a mapping beyond the end of its file raises SIGBUS, which the JVM turns
  * into an asynchronous {@link InternalError} at best. A failed open writes nothing: every check happens before the
  * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path), so that two
- * maps of one process never run one table with two sets of per-process state.
+ * maps of one process never run one table with two sets of per-process state; and while it has it open it holds an
+ * exclusive lock on the file's first byte ({@link #LOCK_POSITION}), which the operating system releases when the
+ * process ends, however it ends. So a file whose pool state says open (not closed cleanly) and whose lock is free
+ * was left by a process that is gone, and may be recovered.
  */
 public final class MappedFile implements AutoCloseable {
     /** The real paths of the files this process has open. */
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
+    /** The byte range [0, 1) that a process with the file open locks (advisory: the mapping ignores it). */
+    private static final long LOCK_POSITION = 0;
 
     private final String name;
     /** The real path under which {@link #OPEN} holds the file, or {@code null} if read-only. */
@@ -89,6 +96,7 @@ public final class MappedFile implements AutoCloseable {
         Path real = null;
         try {
             real = register(path, name);
+            lockOrFail(channel, name);
             FileHeader header = readHeader(channel, name);
             List<String> contradictions = header.contradictions(wanted);
             if (!contradictions.isEmpty()) {
@@ -159,6 +167,7 @@ public final class MappedFile implements AutoCloseable {
         Path real = null;
         try {
             real = register(path, name);
+            lockOrFail(channel, name);
             MappedFile file = map(name, real, channel, wanted, true); // extends the file, sparsely
             wanted.writeTo(file.mapping);
             file.mapping.asSlice(0, FileHeader.PAGE).force();
@@ -170,6 +179,27 @@ public final class MappedFile implements AutoCloseable {
             }
             Files.deleteIfExists(path); // nothing of a sound file was there
             throw e;
+        }
+    }
+
+    /** Takes the lock that says a process has the file open; held until the channel closes. */
+    private static void lockOrFail(FileChannel channel, String name) throws IOException {
+        if (channel.tryLock(LOCK_POSITION, 1, false) == null) {
+            throw new GroveFileException(name, "is open in another process");
+        }
+    }
+
+    /**
+     * Whether a map has the file open now (in another process, or in this one), for a file opened
+     * {@link #openReadOnly}: tries its lock (shared) and lets go of it at once.
+     */
+    public boolean openElsewhere() {
+        try (FileLock lock = channel.tryLock(LOCK_POSITION, 1, true)) {
+            return lock == null;
+        } catch (OverlappingFileLockException heldHere) {
+            return true; // a map of this process has it open
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot test its lock: " + e, e);
         }
     }
 

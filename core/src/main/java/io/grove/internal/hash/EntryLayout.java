@@ -73,6 +73,14 @@ final class EntryLayout {
         LONG.set(block, entry + NEXT, next);
     }
 
+    /**
+     * Release: the stores before it are ordered before it, by the compiler too, so that a process killed at any
+     * instruction never leaves an entry linked before it is written, nor a chain cut.
+     */
+    static void setNextRelease(MemorySegment block, long entry, long next) {
+        LONG.setRelease(block, entry + NEXT, next);
+    }
+
     /** Where entry {@code entry}'s stamp is in its block: a {@link io.grove.internal.view.SliceStamp}. */
     static long stampAt(long entry) {
         return entry + STAMP;

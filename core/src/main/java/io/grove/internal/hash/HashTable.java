@@ -534,13 +534,13 @@ final class HashTable {
         long bo = pool.payloadOffset(buckets);
         long index = EntryLayout.hash(ob, oo) & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
         long e = SegmentLayout.bucket(bb, bo, index);
-        if (e == old) {
-            SegmentLayout.setBucket(bb, bo, index, fresh);
+        if (e == old) { // release: fresh's next is written first, even in a process killed here
+            SegmentLayout.setBucketRelease(bb, bo, index, fresh);
         } else {
             while (EntryLayout.next(pool.segment(e), pool.payloadOffset(e)) != old) {
                 e = EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
             }
-            EntryLayout.setNext(pool.segment(e), pool.payloadOffset(e), fresh);
+            EntryLayout.setNextRelease(pool.segment(e), pool.payloadOffset(e), fresh);
         }
         SegmentLayout.setBytes(sb, so, SegmentLayout.bytes(sb, so) + pool.length(fresh) - pool.length(old));
     }
@@ -602,6 +602,23 @@ final class HashTable {
      */
     long beginValueWrite(long e) {
         return SliceStamp.beginWrite(pool.segment(e), EntryLayout.stampAt(pool.payloadOffset(e)));
+    }
+
+    /**
+     * Under the lock, before an in-place update of entry {@code e}'s value (from payload offset {@code start}) in a
+     * table in a file: saves the value in the file and records it in segment {@code s} ({@link BeforeImage}).
+     * Returns the image for {@link #forgetBeforeImage}.
+     */
+    long saveBeforeImage(int s, long e, int start) {
+        long image = BeforeImage.save(pool, e, start);
+        SegmentLayout.setJournal(segmentBlocks[s], segmentOffsets[s], image);
+        return image;
+    }
+
+    /** Under the lock, once the update's value is whole again (stamp even, or the entry replaced). */
+    void forgetBeforeImage(int s, long image) {
+        SegmentLayout.setJournal(segmentBlocks[s], segmentOffsets[s], 0);
+        pool.deletePrivate(image);
     }
 
     /** Under the lock: ends the value write begun as {@code odd}. */

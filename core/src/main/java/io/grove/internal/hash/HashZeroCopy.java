@@ -24,12 +24,15 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
     private final HashTable table;
     private final Pool pool;
     private final HashScans<K, V> scans;
+    /** Whether the map is in a file, so that in-place updates save a {@link BeforeImage} there first. */
+    private final boolean inFile;
 
     HashZeroCopy(OffHeapHashMap<K, V> map) {
         this.map = map;
         this.table = map.table;
         this.pool = map.pool();
         this.scans = new HashScans<>(map);
+        this.inFile = pool.inFile();
     }
 
     @Override
@@ -178,11 +181,14 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
      * write journaled. A resize moves the value into a new entry slice (the resizer leaves room for the fields and
      * key, copied here), which takes {@code e}'s place in one short mutation of the segment once the computer
      * returned and a bounded map made room for its growth. If the computer throws, or room cannot be made, the
-     * journal restores the bytes written in place and the resized copy is dropped: the value is as it was.
+     * journal restores the bytes written in place and the resized copy is dropped: the value is as it was. In a map
+     * in a file the value is first saved in the file too ({@link BeforeImage}), for a reopen after the process was
+     * killed during the update.
      */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
+        long image = inFile ? table.saveBeforeImage(s, e, start) : 0;
         resizer.start(e, start);
         long odd = table.beginValueWrite(e);
         boolean done = false;
@@ -209,6 +215,9 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             }
             if (!resizer.moved()) {
                 table.endValueWrite(e, odd);
+            }
+            if (image != 0) {
+                table.forgetBeforeImage(s, image);
             }
         }
     }

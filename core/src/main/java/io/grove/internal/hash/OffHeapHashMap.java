@@ -85,10 +85,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /**
      * The map in the file at {@code path}: opened with its entries if the file exists (its settings must agree
      * with {@code header}'s), else created empty for {@code expectedSize} entries. The map owns the file's pool;
-     * closing the map records the pool's state in the file and unmaps it.
+     * closing the map records the pool's state in the file and unmaps it. A file whose process was killed while it
+     * had it open is recovered first ({@link #recover}).
      *
-     * @throws io.grove.GroveFileException if the file is not a sound Grove file, was not closed cleanly, or cannot
-     *     be opened, created or mapped
+     * @throws io.grove.GroveFileException if the file is not a sound Grove file, is open in another process, or
+     *     cannot be opened, created, mapped or recovered
      */
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
             Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds) {
@@ -101,6 +102,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             throw new GroveFileException(file.name(), e.getMessage(), e);
         }
         try {
+            if (pool.needsRecovery()) {
+                recover(file.name(), pool, bounds);
+            }
             if (pool.root() != 0) {
                 return attach(pool, true, keySerializer, valueSerializer, pool.root(), bounds);
             }
@@ -112,6 +116,37 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.close();
             throw e;
         }
+    }
+
+    /**
+     * Reopening a file whose process was killed: repairs the table ({@link TableRecovery}), frees every slice it
+     * does not reach ({@link Pool#recover}) and logs what was recovered (a warning: the file was not closed).
+     *
+     * @throws io.grove.GroveFileException if the file's structure is damaged beyond what a kill leaves
+     */
+    private static void recover(String name, Pool pool, Bounds<?, ?> bounds) {
+        long started = System.nanoTime();
+        TableRecovery.Result table;
+        Pool.Recovery memory;
+        try {
+            table = pool.root() == 0 ? null
+                    : TableRecovery.repair(pool, pool.root(), bounds.maximumSize(), bounds.maximumBytes());
+            memory = pool.recover(table == null ? new long[0] : table.live());
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            throw new GroveFileException(name, "was not closed cleanly and cannot be recovered: " + e.getMessage(), e);
+        }
+        String tableReport = table == null ? "no table yet"
+                : table.entries() + " entries in " + table.segments() + " segments; " + table.unlocked()
+                        + " segment locks released, " + table.mutationsEnded() + " interrupted changes ended, "
+                        + table.growthsFixed() + " growth starts repaired, " + table.movesCompleted()
+                        + " growth moves completed, " + table.restoredValues() + " values put back as they were"
+                        + " before an in-place update cut off, " + table.tornValues() + " values found half-written"
+                        + " with nothing to put back, " + table.cuts() + " damaged chains cut";
+        System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name
+                + " was not closed cleanly (its process was killed); recovered in "
+                + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
+                + memory.liveSlices() + " live slices kept, " + memory.sweptSlices() + " unreachable slices ("
+                + memory.sweptBytes() + " bytes) freed, " + memory.freeBytes() + " bytes free in all");
     }
 
     private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {

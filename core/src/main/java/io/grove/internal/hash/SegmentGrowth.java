@@ -90,6 +90,18 @@ final class SegmentGrowth {
         }
     }
 
+    /**
+     * Moves what is left of old bucket {@code b} and marks it moved: for a reopen's repair of a move that a killed
+     * process left half-done (some of the bucket's entries in the new array, the rest in the old bucket, which
+     * lookups would search alone). The segment must be growing.
+     */
+    void finishBucket(MemorySegment sb, long so, long b) {
+        long old = SegmentLayout.oldBuckets(sb, so);
+        long buckets = SegmentLayout.buckets(sb, so);
+        moveBucket(sb, so, pool.segment(old), pool.payloadOffset(old), b, pool.segment(buckets),
+                pool.payloadOffset(buckets), SegmentLayout.bucketBits(sb, so));
+    }
+
     /** Moves the old bucket of {@code hash} (none if -1) and up to {@code more} old buckets from the cursor. */
     private void moveBuckets(MemorySegment sb, long so, long hash, long more) {
         long old = SegmentLayout.oldBuckets(sb, so);
@@ -103,10 +115,10 @@ final class SegmentGrowth {
         long cursor = SegmentLayout.cursor(sb, so);
         SegmentLayout.beginMutation(sb, so);
         if (hash != -1) {
-            moveBucket(ob, oo, hash & (oldCount - 1), nb, no, bits);
+            moveBucket(sb, so, ob, oo, hash & (oldCount - 1), nb, no, bits);
         }
         for (long moved = 0; moved < more && cursor < oldCount; moved++, cursor++) {
-            moveBucket(ob, oo, cursor, nb, no, bits);
+            moveBucket(sb, so, ob, oo, cursor, nb, no, bits);
         }
         SegmentLayout.setCursor(sb, so, cursor);
         boolean done = cursor == oldCount;
@@ -119,8 +131,14 @@ final class SegmentGrowth {
         }
     }
 
-    /** Inside a mutation: relinks old bucket {@code b}'s entries into the new array and marks it moved. */
-    private void moveBucket(MemorySegment ob, long oo, long b, MemorySegment nb, long no, int bits) {
+    /**
+     * Inside a mutation: relinks old bucket {@code b}'s entries into the new array and marks it moved. Each entry is
+     * first recorded as moving in the segment record, then unhooked from the old chain, then linked into the new
+     * one, each a release store: so at every instruction each entry is reachable from a bucket or from the record,
+     * and a process killed here loses nothing (a reopen completes the move, {@code TableRecovery}).
+     */
+    private void moveBucket(MemorySegment sb, long so, MemorySegment ob, long oo, long b, MemorySegment nb, long no,
+            int bits) {
         long e = SegmentLayout.bucket(ob, oo, b);
         if (e == SegmentLayout.MOVED) {
             return;
@@ -131,10 +149,13 @@ final class SegmentGrowth {
             long eo = pool.payloadOffset(e);
             long next = EntryLayout.next(eb, eo);
             long target = EntryLayout.hash(eb, eo) & mask;
-            EntryLayout.setNext(eb, eo, SegmentLayout.bucket(nb, no, target));
-            SegmentLayout.setBucket(nb, no, target, e);
+            SegmentLayout.setMoving(sb, so, e);
+            SegmentLayout.setBucketRelease(ob, oo, b, next);
+            EntryLayout.setNextRelease(eb, eo, SegmentLayout.bucket(nb, no, target));
+            SegmentLayout.setBucketRelease(nb, no, target, e);
             e = next;
         }
-        SegmentLayout.setBucket(ob, oo, b, SegmentLayout.MOVED);
+        SegmentLayout.setBucketRelease(ob, oo, b, SegmentLayout.MOVED);
+        SegmentLayout.setMoving(sb, so, 0);
     }
 }

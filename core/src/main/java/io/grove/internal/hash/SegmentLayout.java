@@ -9,15 +9,17 @@ import java.lang.invoke.VarHandle;
  * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
  *
  * <pre>
- * segment record (payload of a slice, 88 bytes):
+ * segment record (payload of a slice, 104 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *         32 | hand (long)                 | bytes (long)      | old buckets (ref) | cursor (long)   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
- *         64 | owner (long)                | spare entries     | spare bytes       |
- *            +-----------------------------+-------------------+-------------------+
+ *         64 | owner (long)                | spare entries     | spare bytes       | moving (ref)    |
+ *            +-----------------------------+-------------------+-------------------+-----------------+
+ *         96 | journal (ref)               |
+ *            +-----------------------------+
  * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
  * entry of the bucket's chain, or 0.
  * </pre>
@@ -48,12 +50,17 @@ import java.lang.invoke.VarHandle;
  *   <li>spare entries, spare bytes: in a bounded map, the part of the bound ({@link Budget}) the segment holds
  *       but does not use (resource {@link Budget#ENTRIES}, {@link Budget#BYTES}: offset {@code 72 + 8 * r});
  *       changed atomically, by the holder of the lock and by other segments' writers that take it.
+ *   <li>moving: while a growth move relinks an entry from an old bucket to the new array, that entry, else 0
+ *       ({@link SegmentGrowth}): the one moment an entry is in neither chain, which a reopen after a killed process
+ *       completes from here.
+ *   <li>journal: in a map in a file, while an in-place update of an entry of the segment runs, the
+ *       {@link BeforeImage} of its value, else 0: what a reopen after a killed process puts back.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 88;
+    static final int SIZE = 104;
     /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
     static final long MOVED = 1;
     private static final int LOCK = 0;
@@ -68,6 +75,8 @@ final class SegmentLayout {
     private static final int CURSOR = 56;
     private static final int OWNER = 64;
     private static final int SPARE = 72;
+    private static final int MOVING = 88;
+    private static final int JOURNAL = 96;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -140,8 +149,9 @@ final class SegmentLayout {
         return (long) LONG.get(block, segment + BUCKETS);
     }
 
+    /** Release, so that a killed process leaves the growth fields in the order they were written. */
     static void setBuckets(MemorySegment block, long segment, long bucketsRef) {
-        LONG.set(block, segment + BUCKETS, bucketsRef);
+        LONG.setRelease(block, segment + BUCKETS, bucketsRef);
     }
 
 
@@ -149,8 +159,9 @@ final class SegmentLayout {
         return (int) INT.get(block, segment + BUCKET_BITS);
     }
 
+    /** Release, as {@link #setBuckets}. */
     static void setBucketBits(MemorySegment block, long segment, int bits) {
-        INT.set(block, segment + BUCKET_BITS, bits);
+        INT.setRelease(block, segment + BUCKET_BITS, bits);
     }
 
     static void initialize(MemorySegment block, long segment, long bucketsRef, int bucketBits) {
@@ -166,14 +177,17 @@ final class SegmentLayout {
         LONG.set(block, segment + OWNER, 0L);
         LONG.set(block, segment + SPARE, 0L);
         LONG.set(block, segment + SPARE + 8, 0L);
+        LONG.set(block, segment + MOVING, 0L);
+        LONG.set(block, segment + JOURNAL, 0L);
     }
 
     static long oldBuckets(MemorySegment block, long segment) {
         return (long) LONG.get(block, segment + OLD_BUCKETS);
     }
 
+    /** Release, so that a killed process leaves the growth fields in the order they were written. */
     static void setOldBuckets(MemorySegment block, long segment, long bucketsRef) {
-        LONG.set(block, segment + OLD_BUCKETS, bucketsRef);
+        LONG.setRelease(block, segment + OLD_BUCKETS, bucketsRef);
     }
 
     static long cursor(MemorySegment block, long segment) {
@@ -198,6 +212,48 @@ final class SegmentLayout {
 
     static void setBytes(MemorySegment block, long segment, long bytes) {
         LONG.set(block, segment + BYTES, bytes);
+    }
+
+    static long moving(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + MOVING);
+    }
+
+    /** Release: every store before it (the chains it brackets) is ordered before it, by the compiler too. */
+    static void setMoving(MemorySegment block, long segment, long entryRef) {
+        LONG.setRelease(block, segment + MOVING, entryRef);
+    }
+
+    static long journal(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + JOURNAL);
+    }
+
+    /** Release: the image is written before it is recorded, and the value restored before it is forgotten. */
+    static void setJournal(MemorySegment block, long segment, long imageRef) {
+        LONG.setRelease(block, segment + JOURNAL, imageRef);
+    }
+
+    /** Forgets a lock left by a process that died holding it (a reopen's repair, with no other user). */
+    static void forceUnlock(MemorySegment block, long segment) {
+        LONG.set(block, segment + OWNER, 0L);
+        INT.setRelease(block, segment + LOCK, 0);
+    }
+
+    /** The version, read plainly (a repair at rest). */
+    static long version(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + VERSION);
+    }
+
+    static void setVersion(MemorySegment block, long segment, long version) {
+        LONG.setRelease(block, segment + VERSION, version);
+    }
+
+    static void setSpare(MemorySegment block, long segment, int resource, long spare) {
+        LONG.set(block, spareAt(segment, resource), spare);
+    }
+
+    /** Release: the stores before it are ordered before it, so a killed process never links a half-written entry. */
+    static void setBucketRelease(MemorySegment bucketsBlock, long buckets, long index, long entryRef) {
+        LONG.setRelease(bucketsBlock, buckets + index * Long.BYTES, entryRef);
     }
 
     static long bucket(MemorySegment bucketsBlock, long buckets, long index) {

@@ -11,13 +11,13 @@ import java.util.List;
  * ({@code docs/memory-layout.md}, "Hash map"), collecting each violation as a sentence naming the segment, bucket
  * and reference where it is. For the file tool's {@code verify} and for tests; never on an operation's path.
  *
- * <p>Checked, per segment: the record is live, unlocked, stable (even version) and not closed; its bucket array
- * (and the old one while it grows) is a live slice of exactly {@code 8 << bits} bytes ({@code 8 << (bits - 1)});
- * old buckets below the cursor hold {@code MOVED} and no others do (growth invariants G1-G2 of
- * {@link SegmentGrowth}); every entry reached is a live slice whose length is what its key and value lengths
- * make, whose stamp is even, whose stored hash is the hash of its key bytes, and which lies in the segment and
- * bucket of that hash; chains end within the segment's count (no cycle); the entries found and their bytes add
- * up to the segment's count and byte total.
+ * <p>Checked, per segment: the record is live, unlocked, stable (even version), not closed and not in a growth
+ * move; its bucket array (and the old one while it grows) is a live slice of exactly {@code 8 << bits} bytes
+ * ({@code 8 << (bits - 1)}); old buckets below the cursor hold {@code MOVED} and no others do, and an entry is in
+ * the new array only if its old bucket moved (growth invariants G1-G2 of {@link SegmentGrowth}); every entry
+ * reached is a live slice whose length is what its key and value lengths make, whose stamp is even, whose stored
+ * hash is the hash of its key bytes, and which lies in the segment and bucket of that hash; chains end within the
+ * segment's count (no cycle); the entries found and their bytes add up to the segment's count and byte total.
  */
 public final class TableCheck {
     private final Pool pool;
@@ -74,6 +74,9 @@ public final class TableCheck {
         if ((SegmentLayout.versionAcquire(sb, so) & 1) != 0) {
             problem(s, "in the middle of a mutation (odd version " + SegmentLayout.versionAcquire(sb, so) + ")");
         }
+        if (SegmentLayout.moving(sb, so) != 0) {
+            problem(s, "in the middle of a growth move (entry " + SegmentLayout.moving(sb, so) + ")");
+        }
         int bits = SegmentLayout.bucketBits(sb, so);
         if (bits < SegmentGrowth.MIN_BUCKET_BITS || bits > 40) {
             problem(s, "a bucket array of 2^" + bits + " buckets");
@@ -103,7 +106,7 @@ public final class TableCheck {
                 if (b < cursor) {
                     problem(s, "old bucket " + b + " below the growth cursor " + cursor + " was not moved");
                 }
-                chain(s, "old bucket " + b, first, b, bits - 1, count, found);
+                chain(s, "old bucket " + b, first, b, bits - 1, 0, count, found);
             }
         }
         for (long b = 0; b < 1L << bits; b++) {
@@ -112,7 +115,7 @@ public final class TableCheck {
                 problem(s, "bucket " + b + " of the current array holds the MOVED marker");
                 continue;
             }
-            chain(s, "bucket " + b, first, b, bits, count, found);
+            chain(s, "bucket " + b, first, b, bits, old, count, found);
         }
         if (found[0] != count) {
             problem(s, "count " + count + ", but " + found[0] + " entries are linked");
@@ -141,7 +144,8 @@ public final class TableCheck {
         return SegmentLayout.bucket(pool.segment(array), pool.payloadOffset(array), b);
     }
 
-    private void chain(int s, String where, long e, long b, int bits, long count, long[] found) {
+    /** Walks one chain of an array of {@code 2^bits} buckets; {@code old}: the old array if this is the new one. */
+    private void chain(int s, String where, long e, long b, int bits, long old, long count, long[] found) {
         for (long steps = 0; e != 0; steps++) {
             if (steps > count) {
                 problem(s, where + ": the chain is longer than the segment's count " + count + " (a cycle?)");
@@ -172,6 +176,9 @@ public final class TableCheck {
             } else if (table.segmentOf(hash) != s || (hash & ((1L << bits) - 1)) != b) {
                 problem(s, where + ": entry " + e + " belongs to segment " + table.segmentOf(hash) + ", bucket "
                         + (hash & ((1L << bits) - 1)));
+            } else if (old != 0 && bucket(old, hash & ((1L << (bits - 1)) - 1)) != SegmentLayout.MOVED) {
+                problem(s, where + ": entry " + e + " is in the new array but its old bucket "
+                        + (hash & ((1L << (bits - 1)) - 1)) + " was not moved (growth invariant G1): lookups miss it");
             }
             found[0]++;
             found[1] += length;

@@ -5,6 +5,7 @@ import io.grove.MemoryPool;
 import io.grove.Reclamation;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.ConcurrentModificationException;
 
 /**
@@ -33,6 +34,8 @@ public final class Pool implements MemoryPool {
     private final MemorySegment state;
     /** Whether this pool only reads its file ({@link #forReading}): its close records nothing. */
     private final boolean readOnly;
+    /** Whether the file was not closed cleanly and {@link #recover} has not run yet. */
+    private boolean needsRecovery;
     private volatile boolean closed;
 
     /**
@@ -76,29 +79,67 @@ public final class Pool implements MemoryPool {
      * A Nova pool whose blocks are {@code blockArea} (e.g. a mapped file's) and whose allocator state is kept in
      * {@code state} across processes: a record left by a clean {@link #close()} is continued (same bump pointer,
      * free lists and era, so every slice and reference of the earlier pool is valid again), a zero one starts
-     * empty. Closing records the state and then runs {@code onClose}.
+     * empty, and one that says the pool is open (its process was killed: the caller knows that no live process has
+     * it open) gives a pool that {@link #needsRecovery() needs recovery}. Closing records the state and then runs
+     * {@code onClose}.
      *
-     * @throws IllegalStateException if the record says the pool is open: its process died before closing it, or
-     *     another process has it open (recovering such a pool is not implemented yet)
+     * @throws IllegalStateException if the record is damaged
      */
     public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long status = PoolStateLayout.status(state);
-        if (status == PoolStateLayout.OPEN) {
-            throw new IllegalStateException("was not closed cleanly (its process died while it was open, or another "
-                    + "process has it open); recovery after a crash is not implemented yet");
-        }
-        if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.CLOSED) {
+        if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.CLOSED
+                && status != PoolStateLayout.OPEN) {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state,
-                false);
-        NovaAllocator nova = (NovaAllocator) pool.allocator;
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, state, onClose),
+                state, false);
+        pool.needsRecovery = status == PoolStateLayout.OPEN;
         if (status == PoolStateLayout.CLOSED) {
-            nova.restore(state);
+            ((NovaAllocator) pool.allocator).restore(state);
+        } else if (status == PoolStateLayout.OPEN) {
+            pool.blocks.restore(PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, 0); // readable
         }
         PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
         return pool;
+    }
+
+    /**
+     * Whether this pool's file was not closed cleanly: until {@link #recover} it may be read (every reserved block
+     * is), but nothing may be allocated or deleted.
+     */
+    public boolean needsRecovery() {
+        return needsRecovery;
+    }
+
+    /** What {@link #recover} did. */
+    public record Recovery(long liveSlices, long sweptSlices, long sweptBytes, long freeBytes) {}
+
+    /**
+     * Completes the reopening of a pool whose process was killed ({@link #needsRecovery}): {@code live} holds the
+     * reference of every slice its map can reach, all others are freed ({@link PoolSweep}).
+     *
+     * @throws IllegalStateException if the pool needs no recovery, or a reference in {@code live} is not a live
+     *     slice of it or overlaps another one
+     */
+    public Recovery recover(long[] live) {
+        if (!needsRecovery) {
+            throw new IllegalStateException("the pool needs no recovery");
+        }
+        long[] granules = new long[live.length];
+        for (int i = 0; i < live.length; i++) {
+            if (!isLive(live[i])) {
+                throw new IllegalStateException("not a live slice: " + Reference.toString(live[i]));
+            }
+            granules[i] = Reference.granule(live[i]);
+        }
+        Arrays.sort(granules);
+        PoolSweep.Result result = ((NovaAllocator) allocator).recover(granules,
+                PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, eraAfter(live));
+        needsRecovery = false;
+        int shift = SliceHeader.GRANULE_SHIFT;
+        return new Recovery(result.liveSlices(), result.sweptSlices(), result.sweptGranules() << shift,
+                result.freeGranules() << shift);
     }
 
     /**
@@ -109,8 +150,8 @@ public final class Pool implements MemoryPool {
      */
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, onClose), state,
-                true);
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, onClose),
+                state, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         if (PoolStateLayout.status(state) == PoolStateLayout.CLOSED) {
             nova.restore(state);
@@ -118,6 +159,25 @@ public final class Pool implements MemoryPool {
             pool.blocks.restore(limit >> SliceHeader.GRANULE_SHIFT, 0);
         }
         return pool;
+    }
+
+    /**
+     * An era past the versions of {@code live}, so that Nova's invariant 3 holds again: the dead process's era went
+     * on from the one its last clean close recorded, by less than a full turn of the versions (modulo their wrap).
+     */
+    private long eraAfter(long[] live) {
+        long saved = Math.max(1, PoolStateLayout.era(state));
+        int base = Reference.versionOfEra(saved);
+        long ahead = 0;
+        for (long ref : live) {
+            ahead = Math.max(ahead, Math.floorMod(Reference.version(ref) - base, (long) Reference.VERSION_COUNT));
+        }
+        return saved + ahead + 1;
+    }
+
+    /** Whether this pool's memory is a file's ({@link #overRegion}). */
+    public boolean inFile() {
+        return state != null;
     }
 
     /** Whether this pool's file was closed cleanly by its last writer (for a pool {@link #forReading}). */
@@ -288,7 +348,7 @@ public final class Pool implements MemoryPool {
         if (!closed) {
             closed = true;
             try {
-                if (state != null && !readOnly) {
+                if (state != null && !readOnly && !needsRecovery) { // an unrecovered pool stays marked open
                     ((NovaAllocator) allocator).save(state);
                     PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
                 }

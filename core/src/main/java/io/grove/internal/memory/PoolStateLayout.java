@@ -12,11 +12,15 @@ import java.lang.foreign.ValueLayout;
  *              8  bump granule (long)           16  wasted granules (long)
  *             24  era (long)                    32  live slices (long)
  *             40  free granules (long)          48  root reference (long: the map's directory, 0 if none)
- *             56  size classes n (long)         64  n free-list heads (long each: ABA tag and granule + 1)
+ *             56  reserved bytes (long)         64  size classes n (long)
+ *             72  n free-list heads (long each: ABA tag and granule + 1)
  * </pre>
- * In the platform's byte order, as the slices are. While the file is open only the status and the root are
- * current; the rest is written by a clean close and read by the next open. A file whose status says open was not
- * closed cleanly: its process died, or it is open in another process.
+ * In the platform's byte order, as the slices are. While the file is open only the status, the root and the
+ * reserved bytes are current; the rest is written by a clean close and read by the next open. A file whose status
+ * says open was not closed cleanly: its process died, or it is open in another process. Reserved bytes: how much
+ * of the block area has been handed out as blocks, in order ({@link RegionBlockSource}), written before a block is
+ * first used; nothing beyond it was ever written, so a reopen after a killed process knows where fresh (zero)
+ * memory starts.
  */
 final class PoolStateLayout {
     static final long NEVER_USED = 0;
@@ -31,8 +35,9 @@ final class PoolStateLayout {
     private static final long LIVE = 32;
     private static final long FREE = 40;
     private static final long ROOT = 48;
-    private static final long CLASSES = 56;
-    private static final long HEADS = 64;
+    private static final long RESERVED = 56;
+    private static final long CLASSES = 64;
+    private static final long HEADS = 72;
 
     private PoolStateLayout() {}
 
@@ -55,6 +60,14 @@ final class PoolStateLayout {
 
     static void setRoot(MemorySegment state, long root) {
         state.set(LONG, ROOT, root);
+    }
+
+    static long reservedBytes(MemorySegment state) {
+        return state.get(LONG, RESERVED);
+    }
+
+    static void setReservedBytes(MemorySegment state, long bytes) {
+        state.set(LONG, RESERVED, bytes);
     }
 
     static long bump(MemorySegment state) {

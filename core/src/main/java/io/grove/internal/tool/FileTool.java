@@ -27,7 +27,7 @@ public final class FileTool {
     }
 
     /** Runs the tool; returns the exit status. */
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length != 2 || !(args[0].equals("inspect") || args[0].equals("verify"))) {
             err.println("usage: grove inspect FILE | grove verify FILE");
             return 2;
@@ -42,7 +42,9 @@ public final class FileTool {
             }
             int problems = 0;
             if (!pool.closedCleanly()) {
-                out.println("problem: the file was not closed cleanly (its process died, or a map has it open)");
+                out.println(file.openElsewhere()
+                        ? "problem: a map has the file open (in this or another process): it may change while read"
+                        : "problem: the file was not closed cleanly (its process was killed); opening it recovers it");
                 problems++;
             }
             if (table == null) {
@@ -71,6 +73,7 @@ public final class FileTool {
         out.println("format version  " + FileHeader.FORMAT_VERSION);
         out.println("created         " + Instant.ofEpochMilli(h.createdMillis()));
         out.println("closed cleanly  " + pool.closedCleanly());
+        out.println("open now        " + file.openElsewhere());
         out.println("maxFileSize     " + h.maxFileSize());
         out.println("blockSize       " + h.blockSize());
         out.println("maximumSize     " + (h.maxEntries() == Long.MAX_VALUE ? "unbounded" : h.maxEntries()));
