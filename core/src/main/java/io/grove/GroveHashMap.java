@@ -6,6 +6,7 @@ import io.grove.internal.hash.OffHeapHashMap.Bounds;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
 
@@ -77,6 +78,18 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
     MemoryFootprint footprint();
 
     /**
+     * For a map in a file ({@link Builder#file}): writes every change made so far to the storage device and waits
+     * until it is written ({@code msync} of the mapping), so that those changes survive a crash of the operating
+     * system or a power loss, which the page cache alone does not. Operations may run meanwhile; what they change
+     * during the call may be written or not. Its cost grows with the pages changed since the last sync (see
+     * {@code BENCHMARKS.md}). Does nothing for a map in memory.
+     *
+     * @throws IllegalStateException if the map is closed
+     * @throws java.io.UncheckedIOException if the operating system reports a failure to write
+     */
+    void sync();
+
+    /**
      * Releases the map's off-heap memory: closes its own pool, or, on a shared pool, frees the map's slices.
      * Idempotent. Operations that run while the map closes either complete (if they got in first) or throw
      * {@link IllegalStateException}, as all later ones do; on a shared pool none of them touches memory that
@@ -98,6 +111,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         private boolean recordStats;
         private Path file;
         private long maxFileSize = DEFAULT_MAX_FILE_SIZE;
+        private boolean syncOnClose;
+        private Duration syncEvery;
 
         /** The default {@link #maxFileSize}: 64 GiB of address space, of which disk takes only what is written. */
         public static final long DEFAULT_MAX_FILE_SIZE = 64L << 30;
@@ -219,6 +234,32 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             return this;
         }
 
+        /**
+         * For a map in a file: {@link GroveHashMap#close()} forces the file to the storage device ({@link #sync})
+         * after recording its state, so that a closed map survives a crash of the operating system. Off by default:
+         * a clean close then leaves the writing to the page cache.
+         */
+        public Builder<K, V> syncOnClose() {
+            this.syncOnClose = true;
+            return this;
+        }
+
+        /**
+         * For a map in a file: a background thread (one per map, a daemon) forces the file to the storage device
+         * every {@code interval} until the map closes, which bounds what a crash of the operating system can lose
+         * to about the last interval's changes. Each force costs what {@link GroveHashMap#sync()} costs, in that
+         * thread; operations keep running meanwhile. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder<K, V> syncEvery(Duration interval) {
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("syncEvery needs a positive interval, was " + interval);
+            }
+            this.syncEvery = interval;
+            return this;
+        }
+
         public GroveHashMap<K, V> build() {
             if (evictionListener != null && maximumSize == Long.MAX_VALUE && maximumBytes == Long.MAX_VALUE) {
                 throw new IllegalArgumentException("an eviction listener needs maximumSize or maximumBytes");
@@ -237,7 +278,11 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                 FileHeader header = new FileHeader(maxFileSize, MemoryPool.Builder.DEFAULT_BLOCK_SIZE, maximumSize,
                         maximumBytes, keySerializer.getClass().getName(), valueSerializer.getClass().getName(),
                         System.currentTimeMillis());
-                return OffHeapHashMap.inFile(file, header, keySerializer, valueSerializer, expectedSize, bounds);
+                return OffHeapHashMap.inFile(file, header, keySerializer, valueSerializer, expectedSize, bounds,
+                        new OffHeapHashMap.Syncing(syncOnClose, syncEvery == null ? 0 : syncEvery.toNanos()));
+            }
+            if (syncOnClose || syncEvery != null) {
+                throw new IllegalArgumentException("syncOnClose and syncEvery apply to a map in a file only");
             }
             if (pool != null) {
                 if (pool.isClosed()) {

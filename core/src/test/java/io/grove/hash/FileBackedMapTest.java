@@ -15,6 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -327,6 +328,47 @@ class FileBackedMapTest {
                 file = copy;
             }
         }
+    }
+
+    /**
+     * {@code sync()} forces a map in a file and does nothing for one in memory; after the close it throws. A map
+     * built with {@code syncEvery} runs one daemon thread that forces the file until the close, which stops it;
+     * {@code syncOnClose} closes and reopens like any map. The sync settings apply to maps in files only.
+     */
+    @Test
+    void syncForcesTheFileAndItsThreadEndsWithTheMap() throws InterruptedException {
+        Path file = dir.resolve("sync.grove");
+        try (GroveHashMap<Long, String> map = builder(file).syncOnClose().build()) {
+            map.put(1L, "one");
+            map.sync();
+            map.put(2L, "two");
+            map.sync();
+        }
+        GroveHashMap<Long, String> map = builder(file).syncEvery(Duration.ofMillis(5)).build();
+        Thread syncer = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("grove-sync " + file.toAbsolutePath())).findFirst().orElseThrow();
+        assertTrue(syncer.isDaemon());
+        for (long k = 3; k < 2_000; k++) {
+            map.put(k, "value " + k);
+        }
+        Thread.sleep(20); // a few turns of the thread, with changes to force
+        map.close();
+        assertTrue(!syncer.isAlive(), "the sync thread outlived its map");
+        assertThrows(IllegalStateException.class, map::sync);
+        try (GroveHashMap<Long, String> reopened = builder(file).build()) {
+            assertEquals(1_999, reopened.size());
+            assertEquals("two", reopened.get(2L));
+        }
+        try (GroveHashMap<Long, String> memory =
+                GroveHashMap.builder(Serializers.longs(), Serializers.strings()).build()) {
+            memory.put(1L, "one");
+            memory.sync();
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(Serializers.longs(), Serializers.strings()).syncOnClose().build());
+        assertThrows(IllegalArgumentException.class, () -> GroveHashMap.builder(Serializers.longs(),
+                Serializers.strings()).syncEvery(Duration.ofSeconds(1)).build());
+        assertThrows(IllegalArgumentException.class, () -> builder(file).syncEvery(Duration.ZERO));
     }
 
     @Test

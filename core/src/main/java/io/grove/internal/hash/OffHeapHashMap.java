@@ -22,6 +22,7 @@ import java.util.Collection;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -59,6 +60,14 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     private final LongAdder misses;
     private final LongAdder puts;
     private final LongAdder evictions;
+    /** The thread of {@link Syncing#everyNanos()}, if the map is in a file and has one. */
+    private volatile Thread syncer;
+
+    /**
+     * When a map in a file forces its changes to the storage device besides {@link #sync()}: at its close, and
+     * every {@code everyNanos} nanoseconds (0: never).
+     */
+    public record Syncing(boolean onClose, long everyNanos) {}
 
     /** The bounds of a map and what it records; {@link Long#MAX_VALUE} means unbounded. */
     public record Bounds<K, V>(long maximumSize, long maximumBytes,
@@ -92,11 +101,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      *     cannot be opened, created, mapped or recovered
      */
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
-            Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds) {
+            Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds, Syncing syncing) {
         MappedFile file = MappedFile.openOrCreate(path, header);
         Pool pool;
         try {
-            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(), file::close);
+            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(),
+                    new Pool.FileHooks(file::force, file::close, syncing.onClose()));
         } catch (IllegalStateException e) {
             file.close();
             throw new GroveFileException(file.name(), e.getMessage(), e);
@@ -105,12 +115,16 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             if (pool.needsRecovery()) {
                 recover(file.name(), pool, bounds);
             }
+            OffHeapHashMap<K, V> map;
             if (pool.root() != 0) {
-                return attach(pool, true, keySerializer, valueSerializer, pool.root(), bounds);
+                map = attach(pool, true, keySerializer, valueSerializer, pool.root(), bounds);
+            } else {
+                map = new OffHeapHashMap<>(pool, true, keySerializer, valueSerializer, expectedSize, bounds);
+                pool.setRoot(map.directory());
             }
-            OffHeapHashMap<K, V> map = new OffHeapHashMap<>(pool, true, keySerializer, valueSerializer,
-                    expectedSize, bounds);
-            pool.setRoot(map.directory());
+            if (syncing.everyNanos() > 0) {
+                map.syncEvery(syncing.everyNanos(), file.name());
+            }
             return map;
         } catch (RuntimeException | Error e) {
             pool.close();
@@ -746,11 +760,59 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     @Override
+    public void sync() {
+        if (closed) {
+            throw new IllegalStateException("the map is closed");
+        }
+        pool.force();
+    }
+
+    /**
+     * Starts the thread that forces the file every {@code nanos} ns until the map closes ({@link Syncing}): a
+     * platform daemon thread, so that it never keeps a process alive. A force that fails is logged and retried at
+     * the next turn.
+     */
+    private void syncEvery(long nanos, String name) {
+        syncer = Thread.ofPlatform().daemon().name("grove-sync " + name).start(() -> {
+            while (!closed) {
+                LockSupport.parkNanos(nanos);
+                if (closed) {
+                    return;
+                }
+                try {
+                    pool.force();
+                } catch (RuntimeException e) {
+                    if (closed) {
+                        return;
+                    }
+                    System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING,
+                            "forcing " + name + " to the storage device failed", e);
+                }
+            }
+        });
+    }
+
+    @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        Thread syncing = syncer;
+        if (syncing != null) { // before the pool closes: a force of an unmapped file would fail
+            LockSupport.unpark(syncing);
+            boolean interrupted = false;
+            while (syncing.isAlive()) {
+                try {
+                    syncing.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (ownsPool) {
             pool.close();
         } else if (!pool.isClosed()) {

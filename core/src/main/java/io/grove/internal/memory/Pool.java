@@ -34,6 +34,8 @@ public final class Pool implements MemoryPool {
     private final MemorySegment state;
     /** Whether this pool only reads its file ({@link #forReading}): its close records nothing. */
     private final boolean readOnly;
+    /** What to do with the file of a pool over one ({@link #overRegion}), else {@code null}. */
+    private final FileHooks file;
     /** Whether the file was not closed cleanly and {@link #recover} has not run yet. */
     private boolean needsRecovery;
     private volatile boolean closed;
@@ -59,12 +61,13 @@ public final class Pool implements MemoryPool {
     }
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
-        this(blockSize, memoryLimit, reclamation, source, null, false);
+        this(blockSize, memoryLimit, reclamation, source, null, null, false);
     }
 
     private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, MemorySegment state,
-            boolean readOnly) {
+            FileHooks file, boolean readOnly) {
         this.readOnly = readOnly;
+        this.file = file;
         this.blocks = new Blocks(blockSize, memoryLimit, source);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
@@ -80,20 +83,20 @@ public final class Pool implements MemoryPool {
      * {@code state} across processes: a record left by a clean {@link #close()} is continued (same bump pointer,
      * free lists and era, so every slice and reference of the earlier pool is valid again), a zero one starts
      * empty, and one that says the pool is open (its process was killed: the caller knows that no live process has
-     * it open) gives a pool that {@link #needsRecovery() needs recovery}. Closing records the state and then runs
-     * {@code onClose}.
+     * it open) gives a pool that {@link #needsRecovery() needs recovery}. Closing records the state, forces the
+     * file if {@code file} says so, and then runs its {@code close}.
      *
      * @throws IllegalStateException if the record is damaged
      */
-    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
+    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, FileHooks file) {
         long status = PoolStateLayout.status(state);
         if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.CLOSED
                 && status != PoolStateLayout.OPEN) {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, state, onClose),
-                state, false);
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, state, file.close()),
+                state, file, false);
         pool.needsRecovery = status == PoolStateLayout.OPEN;
         if (status == PoolStateLayout.CLOSED) {
             ((NovaAllocator) pool.allocator).restore(state);
@@ -151,7 +154,7 @@ public final class Pool implements MemoryPool {
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, onClose),
-                state, true);
+                state, null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         if (PoolStateLayout.status(state) == PoolStateLayout.CLOSED) {
             nova.restore(state);
@@ -173,6 +176,26 @@ public final class Pool implements MemoryPool {
             ahead = Math.max(ahead, Math.floorMod(Reference.version(ref) - base, (long) Reference.VERSION_COUNT));
         }
         return saved + ahead + 1;
+    }
+
+    /**
+     * What a pool over a file's mapping does with the file: {@code force} writes every changed page of the mapping
+     * to the storage device and waits for it ({@link #force()}), {@code close} unmaps and closes the file after the
+     * pool closed, and {@code forceOnClose} says whether the close forces first.
+     */
+    public record FileHooks(Runnable force, Runnable close, boolean forceOnClose) {}
+
+    /**
+     * Writes every change made so far to a pool over a file to the storage device and waits until it is written
+     * (the file's {@code force}); nothing for a pool in memory.
+     *
+     * @throws IllegalStateException if the pool is closed
+     */
+    public void force() {
+        checkOpen();
+        if (file != null) {
+            file.force().run();
+        }
     }
 
     /** Whether this pool's memory is a file's ({@link #overRegion}). */
@@ -351,6 +374,9 @@ public final class Pool implements MemoryPool {
                 if (state != null && !readOnly && !needsRecovery) { // an unrecovered pool stays marked open
                     ((NovaAllocator) allocator).save(state);
                     PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
+                    if (file.forceOnClose()) {
+                        file.force().run();
+                    }
                 }
             } finally {
                 blocks.close(); // even if the file could not be written (e.g. truncated by another program)
