@@ -8,6 +8,7 @@ import io.grove.bench.maps.EvictionScenario;
 import io.grove.bench.maps.GroveKv;
 import io.grove.bench.maps.KvFamily;
 import io.grove.bench.maps.KvScenario;
+import io.grove.bench.maps.LmdbKv;
 import io.grove.bench.maps.MapDbKv;
 import io.grove.bench.maps.OhcKv;
 import io.grove.bench.ordered.IngestScenario;
@@ -54,6 +55,13 @@ public final class Registry {
     private static final List<Scenario.Comparison> KV_COMPARISONS = List.of(
             new Scenario.Comparison("grove-hash", "chronicle"), new Scenario.Comparison("grove-hash", "chm"),
             new Scenario.Comparison("grove-hash", "ohc"), new Scenario.Comparison("grove-hash", "mapdb"));
+    /** MapHash's scenario also compares the map in a file with the peers that keep theirs in files. */
+    private static final List<Scenario.Comparison> MAPHASH_COMPARISONS = java.util.stream.Stream.concat(
+            KV_COMPARISONS.stream(), java.util.stream.Stream.of(
+                    new Scenario.Comparison("grove-hash-file", "chronicle-file"),
+                    new Scenario.Comparison("grove-hash-file", "mapdb-file"),
+                    new Scenario.Comparison("grove-hash-file", "lmdb"),
+                    new Scenario.Comparison("grove-hash-file", "grove-hash"))).toList();
 
     /**
      * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
@@ -79,7 +87,7 @@ public final class Registry {
             new KvScenario("maphash-80-15-5", "MapHash 4.3: 80% get (copy), 15% put, 5% remove; 8-byte keys"
                     + " (distinct scrambled 64-bit words, all loaded), 248-byte values; uniform ids",
                     KvScenario.mix("get", 80, "put", 15, "remove", 5), MAPHASH_KEYS, KV_QUICK_KEYS, 8, 248, 1.0,
-                    "chm", KV_COMPARISONS),
+                    "chm", MAPHASH_COMPARISONS),
             new KvScenario("hash-oak-put", "hash map, Oak's method: 100% put, 100-byte keys, 1,000-byte values; 50% of"
                     + " the range ingested with putIfAbsent; uniform ids", KvScenario.mix("put", 100), HASH_OAK_KEYS,
                     KV_QUICK_KEYS, 100, 1_000, 0.5, "chm", KV_COMPARISONS),
@@ -123,6 +131,9 @@ public final class Registry {
             ChronicleKv.INSTANCE,
             OhcKv.INSTANCE,
             MapDbKv.INSTANCE,
+            ChronicleKv.PERSISTED,
+            MapDbKv.IN_FILE,
+            LmdbKv.INSTANCE,
             OrderedContender.GROVE,
             OrderedContender.CSLM,
             OrderedContender.OFF_HEAP_SKIPLIST);

@@ -3,10 +3,14 @@ package io.grove.bench.maps;
 import io.grove.bench.Placement;
 import io.grove.bench.Scenario;
 import io.grove.bench.WorkerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
@@ -19,19 +23,29 @@ import net.openhft.chronicle.map.MapEntry;
  * and {@code --add-exports} on JDK 17+ (its docs, "Java 17 support").
  */
 public final class ChronicleKv extends KvContender {
-    public static final ChronicleKv INSTANCE = new ChronicleKv();
+    public static final ChronicleKv INSTANCE = new ChronicleKv(false);
+    /**
+     * The same map persisted to a file ({@code createPersistedTo}: a new file in java.io.tmpdir per run, deleted at
+     * close), the MapHash scenario only ({@link FileBackedPeers}).
+     */
+    public static final ChronicleKv PERSISTED = new ChronicleKv(true);
 
-    private ChronicleKv() {}
+    private final boolean persisted;
+
+    private ChronicleKv(boolean persisted) {
+        this.persisted = persisted;
+    }
 
     @Override
     public String name() {
-        return "chronicle";
+        return persisted ? "chronicle-file" : "chronicle";
     }
 
     @Override
     public String description() {
-        return "Chronicle Map 2026.1, byte[] keys and values of constant size, entries = keys; get = getUsing into"
-                + " a reused array, zc-get = queryContext + 2 reads in place";
+        return "Chronicle Map 2026.1, byte[] keys and values of constant size, entries = keys"
+                + (persisted ? ", createPersistedTo a file (page cache, never forced)" : "")
+                + "; get = getUsing into a reused array, zc-get = queryContext + 2 reads in place";
     }
 
     @Override
@@ -61,28 +75,38 @@ public final class ChronicleKv extends KvContender {
 
     @Override
     public String notApplicable(Scenario scenario) {
-        return noEviction(scenario);
+        return persisted ? FileBackedPeers.notApplicable(scenario) : noEviction(scenario);
     }
 
     @Override
     public KvMap open(WorkerConfig config) {
         int keySize = scenario(config).keySize();
-        ChronicleMap<byte[], byte[]> map = ChronicleMap.of(byte[].class, byte[].class)
+        ChronicleMapBuilder<byte[], byte[]> builder = ChronicleMap.of(byte[].class, byte[].class)
                 .name("grove-bench")
                 .entries(config.keys())
                 .constantKeySizeBySample(new byte[keySize])
-                .constantValueSizeBySample(new byte[config.valueSize()])
-                .create();
-        return new Map(map, config.valueSize());
+                .constantValueSizeBySample(new byte[config.valueSize()]);
+        if (!persisted) {
+            return new Map(builder.create(), config.valueSize(), null);
+        }
+        Path file = FileBackedPeers.newFile("grove-bench-chronicle-", ".dat");
+        try {
+            return new Map(builder.createPersistedTo(file.toFile()), config.valueSize(), file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static final class Map implements KvMap {
         private final ChronicleMap<byte[], byte[]> map;
         private final int valueSize;
+        /** The map's file, deleted at close; {@code null} in memory. */
+        private final Path file;
 
-        Map(ChronicleMap<byte[], byte[]> map, int valueSize) {
+        Map(ChronicleMap<byte[], byte[]> map, int valueSize, Path file) {
             this.map = map;
             this.valueSize = valueSize;
+            this.file = file;
         }
 
         @Override
@@ -139,6 +163,9 @@ public final class ChronicleKv extends KvContender {
         @Override
         public void close() {
             map.close();
+            if (file != null) {
+                FileBackedPeers.delete(file);
+            }
         }
     }
 }

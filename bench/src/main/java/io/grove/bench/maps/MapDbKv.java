@@ -1,6 +1,7 @@
 package io.grove.bench.maps;
 
 import io.grove.bench.Placement;
+import io.grove.bench.Scenario;
 import io.grove.bench.WorkerConfig;
 import org.mapdb.DB;
 import org.mapdb.DBMaker;
@@ -16,18 +17,28 @@ import org.mapdb.Serializer;
  * expiration queue), evicting in the calling thread.
  */
 public final class MapDbKv extends KvContender {
-    public static final MapDbKv INSTANCE = new MapDbKv();
+    public static final MapDbKv INSTANCE = new MapDbKv(false);
+    /**
+     * The same map in MapDB's file store ({@code fileDB} with memory-mapped files, transactions off, a new file in
+     * java.io.tmpdir per run, deleted at close), the MapHash scenario only ({@link FileBackedPeers}).
+     */
+    public static final MapDbKv IN_FILE = new MapDbKv(true);
 
-    private MapDbKv() {}
+    private final boolean inFile;
+
+    private MapDbKv(boolean inFile) {
+        this.inFile = inFile;
+    }
 
     @Override
     public String name() {
-        return "mapdb";
+        return inFile ? "mapdb-file" : "mapdb";
     }
 
     @Override
     public String description() {
-        return "MapDB 3.1.0 HTreeMap<byte[], byte[]> in memoryDirectDB (off heap, no byte limit); no zero-copy:"
+        return "MapDB 3.1.0 HTreeMap<byte[], byte[]> in " + (inFile ? "fileDB, memory-mapped, transactions off (page"
+                + " cache, never forced)" : "memoryDirectDB (off heap, no byte limit)") + "; no zero-copy:"
                 + " get = zc-get = get (new array); eviction: expireMaxSize + expireAfterCreate/Get";
     }
 
@@ -37,8 +48,14 @@ public final class MapDbKv extends KvContender {
     }
 
     @Override
+    public String notApplicable(Scenario scenario) {
+        return inFile ? FileBackedPeers.notApplicable(scenario) : null;
+    }
+
+    @Override
     public KvMap open(WorkerConfig config) {
-        DB db = DBMaker.memoryDirectDB().make();
+        DB db = inFile ? DBMaker.fileDB(FileBackedPeers.newFile("grove-bench-mapdb-", ".db").toFile())
+                .fileMmapEnableIfSupported().fileDeleteAfterClose().make() : DBMaker.memoryDirectDB().make();
         DB.HashMapMaker<byte[], byte[]> maker = db.hashMap("bench", Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY);
         long capacity = capacity(config);
         if (capacity > 0) {
