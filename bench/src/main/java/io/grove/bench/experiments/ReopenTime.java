@@ -3,10 +3,12 @@ package io.grove.bench.experiments;
 import io.grove.GroveHashMap;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
+import net.openhft.chronicle.map.ChronicleMap;
 
 /**
  * How long a large hash map in a file takes to come back: {@code fill FILE RECORDS} builds a file of MapHash records
@@ -14,7 +16,8 @@ import java.util.SplittableRandom;
  * a fresh JVM, the time to open the file, the first get, 1,000,000 random gets, and a full zero-copy scan of the
  * entries (each value's first word read), printing each in milliseconds. Whether the file's pages are in the page
  * cache at the reopen is up to the caller (drop them between the two steps for a cold reopen, where the system
- * allows: {@code sync; echo 1 > /proc/sys/vm/drop_caches}).
+ * allows: {@code sync; echo 1 > /proc/sys/vm/drop_caches}). {@code fill-chronicle FILE RECORDS} fills a Chronicle
+ * Map persisted to the file with the same records instead, to compare the two fills against the kernel's writeback.
  *
  * <pre>
  * CP="bench/target/grove-bench.jar:bench/target/lib/*"
@@ -54,6 +57,10 @@ public final class ReopenTime {
             System.out.printf("fill and close: %,d ms; file %,d bytes (apparent)%n", millis(start), Files.size(file));
             return;
         }
+        if (args[0].equals("fill-chronicle")) {
+            fillChronicle(file, records);
+            return;
+        }
         long start = System.nanoTime();
         try (GroveHashMap<Long, byte[]> map = builder(file, records).build()) {
             long opened = System.nanoTime();
@@ -78,6 +85,30 @@ public final class ReopenTime {
             System.out.printf("zero-copy scan: %,d entries in %,d ms (checksum %d)%n", entries, millis(scan), sum);
         }
         System.out.printf("total: %,d ms%n", millis(start));
+    }
+
+    /**
+     * The fill with Chronicle Map persisted to {@code file} instead ({@code createPersistedTo}, same records, entries
+     * = records), to compare how the two fare against the kernel's writeback. Needs Chronicle's JVM options
+     * ({@code ChronicleKv.jvmOptions()}).
+     */
+    private static void fillChronicle(Path file, long records) throws IOException {
+        Files.deleteIfExists(file);
+        long start = System.nanoTime();
+        try (ChronicleMap<Long, byte[]> map = ChronicleMap.of(Long.class, byte[].class).name("reopen").entries(records)
+                .constantValueSizeBySample(new byte[VALUE]).createPersistedTo(file.toFile())) {
+            byte[] value = new byte[VALUE];
+            long step = System.nanoTime();
+            for (long id = 0; id < records; id++) {
+                value[0] = (byte) id;
+                map.put(id, value);
+                if ((id + 1) % 1_000_000 == 0) {
+                    System.out.printf("  %,d records: %,d ms for the last million%n", id + 1, millis(step));
+                    step = System.nanoTime();
+                }
+            }
+            System.out.printf("fill: %,d records in %,d ms%n", records, millis(start));
+        }
     }
 
     private static long millis(long since) {

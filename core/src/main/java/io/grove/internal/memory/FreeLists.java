@@ -128,6 +128,28 @@ final class FreeLists {
         }
     }
 
+    /**
+     * Visits the slices of class {@code c} from the head, reading only (no thread may push or pop meanwhile), until
+     * the list ends or {@code visitor} returns {@code false}.
+     */
+    void walk(int c, FreeSliceVisitor visitor) {
+        long pointer = heads[c] & POINTER_MASK;
+        while (pointer != 0) {
+            long granule = pointer - 1;
+            if (!visitor.visit(granule)) {
+                return;
+            }
+            pointer = (long) LINK.get(blocks.block(granule), blocks.offsetInBlock(granule) + SliceHeader.SIZE)
+                    & POINTER_MASK;
+        }
+    }
+
+    /** Receives the header granules of a free list's slices ({@link #walk}). */
+    interface FreeSliceVisitor {
+        /** Returns whether to go on. */
+        boolean visit(long granule);
+    }
+
     /** The heads of every class, for a pool that records its state (only while no thread pushes or pops). */
     long[] heads() {
         return heads.clone();

@@ -305,6 +305,10 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         releaseLists.drainAll(this);
     }
 
+    FreeLists freeLists() {
+        return freeLists;
+    }
+
     long era() {
         return (long) ERA.getVolatile(this);
     }

@@ -19,7 +19,9 @@ import java.lang.foreign.MemorySegment;
  * through the slice headers found there, which tile it as the dead process left it, so the free slices keep the
  * sizes the map used and serve its allocations from their exact size class again; where a header is not sound
  * (never written: the process died between taking memory and writing its header; or merged away, magic 0), the
- * rest of the gap becomes one free slice. A lone granule, which cannot hold a free slice, is counted as wasted.
+ * rest of the gap becomes one free slice. A slice that would leave one granule before the end of the gap takes it
+ * (a lone granule cannot be a slice, and the blocks must stay tiled by headers: {@link PoolCheck}); a gap of one
+ * granule, which only a block's end can leave, is counted as wasted.
  *
  * <p><b>Versions.</b> Each free slice gets a fresh deleted header, so no reference to its place is valid. The era
  * is set past the versions of the live slices by the caller ({@link Pool#recover}); no other reference survives
@@ -86,7 +88,7 @@ final class PoolSweep {
             long capacity = SliceHeader.capacityGranules(block, header);
             boolean sound = SliceHeader.magic(block, header) == SliceHeader.MAGIC && capacity >= 2
                     && capacity <= to - g;
-            long n = sound ? capacity : to - g;
+            long n = sound && to - (g + capacity) != 1 ? capacity : sound ? capacity + 1 : to - g; // no lone granule
             if (sound && !SliceHeader.isDeleted(SliceHeader.statePlain(block, header))) {
                 sweptSlices++; // allocated by the dead process, reachable from nothing
                 sweptGranules += n;

@@ -6,6 +6,7 @@ import io.grove.internal.file.FileHeader;
 import io.grove.internal.file.MappedFile;
 import io.grove.internal.hash.TableCheck;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.memory.PoolCheck;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -46,6 +47,12 @@ public final class FileTool {
                         ? "problem: a map has the file open (in this or another process): it may change while read"
                         : "problem: the file was not closed cleanly (its process was killed); opening it recovers it");
                 problems++;
+            }
+            if (pool.closedCleanly()) { // else the allocator state recorded is stale until a reopen recovers it
+                for (String p : PoolCheck.check(pool)) {
+                    out.println("problem: " + p);
+                    problems++;
+                }
             }
             if (table == null) {
                 out.println("problem: the file holds no table (no root reference)");
