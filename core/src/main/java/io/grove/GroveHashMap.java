@@ -230,7 +230,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * The size of a new file, mapped whole; at most 256 GiB of it (a pool's address range) hold entries.
-         * The file is sparse where the file system allows: disk is used as the table fills. Default
+         * The file is sparse where the file system allows: disk is taken as the table fills, a block of the pool
+         * (8 MiB) at a time, before the block's first use. So a full disk fails the operation that needed the new
+         * block with {@link GroveOutOfMemoryException} naming the file (the operation changes nothing; the map goes on
+         * in the room it has, and removing entries frees some), never a store into the mapping. Default
          * {@link #DEFAULT_MAX_FILE_SIZE}. At least 16 MiB.
          */
         public Builder<K, V> maxFileSize(long bytes) {

@@ -1,6 +1,7 @@
 package io.grove.internal.file;
 
 import io.grove.GroveFileException;
+import io.grove.GroveOutOfMemoryException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,7 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Implementation notes. The file is mapped once, at its maximum size, into one segment
  * ({@code FileChannel.map} with an arena maps more than 2 GB at once); a new file is extended to that size
  * sparsely, so disk is used as pages are first written. Nothing is ever remapped, so no reference into the
- * mapping moves. Before mapping an existing file, its header is read through the channel and its length checked
+ * mapping moves. The device is made to hold the bytes of the file before their first use (the header and the pool
+ * state when the file is created, each block when the pool first reserves it: {@link #takeBlockSpace}), so that a
+ * full device fails an operation with an exception rather than a store into the mapping with SIGBUS. Before
+ * mapping an existing file, its header is read through the channel and its length checked
  * against the recorded maximum: touching a mapping beyond the end of its file raises SIGBUS, which the JVM turns
  * into an asynchronous {@link InternalError} at best. A failed open writes nothing: every check happens before the
  * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path), so that two
@@ -38,6 +42,8 @@ public final class MappedFile implements AutoCloseable {
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
     /** The byte range [0, 1) that a process with the file open locks (advisory: the mapping ignores it). */
     private static final long LOCK_POSITION = 0;
+    /** What {@link #takeSpace} writes, a chunk at a time. */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 16).asReadOnlyBuffer();
 
     private final String name;
     /** The real path under which {@link #OPEN} holds the file, or {@code null} if read-only. */
@@ -168,6 +174,7 @@ public final class MappedFile implements AutoCloseable {
         try {
             real = register(path, name);
             lockOrFail(channel, name);
+            takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // the header and the pool state; blocks as reserved
             MappedFile file = map(name, real, channel, wanted, true); // extends the file, sparsely
             wanted.writeTo(file.mapping);
             file.mapping.asSlice(0, FileHeader.PAGE).force();
@@ -254,6 +261,38 @@ public final class MappedFile implements AutoCloseable {
     /** Writes every changed page of the mapping to the storage device and waits until it is written. */
     public void force() {
         mapping.force();
+    }
+
+    /**
+     * Has the storage device take the block area's bytes {@code [offset, offset + length)}, which nothing used
+     * yet: writes zeros over them through the channel ({@link #takeSpace}).
+     *
+     * @throws GroveOutOfMemoryException naming the file if the device has no room for them
+     */
+    public void takeBlockSpace(long offset, long length) {
+        try {
+            takeSpace(channel, FileHeader.BLOCKS_OFFSET + offset, length);
+        } catch (IOException e) {
+            throw new GroveOutOfMemoryException(name + " cannot grow by " + length + " bytes at offset "
+                    + (FileHeader.BLOCKS_OFFSET + offset) + " on its device: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Writes zeros over the file's bytes {@code [position, position + length)}, unused so far, so that the device
+     * holds them: a store into a page of the mapping that the device cannot hold raises SIGBUS, which the JVM turns
+     * into an {@link InternalError} thrown at an access near it (if not later), with no word of the file or the
+     * cause, and leaves whatever the store was part of half done; a write through the channel reports the full
+     * device as an {@link IOException} instead, before anything uses the bytes. (A sparse file's holes take no
+     * space until written; Java offers no {@code fallocate}.)
+     */
+    private static void takeSpace(FileChannel channel, long position, long length) throws IOException {
+        long end = position + length;
+        for (long at = position; at < end; ) {
+            ByteBuffer zeros = ZEROS.duplicate();
+            zeros.limit((int) Math.min(zeros.capacity(), end - at));
+            at += channel.write(zeros, at);
+        }
     }
 
     /** Unmaps the file and closes it; the mapping's segments throw {@link IllegalStateException} after. */

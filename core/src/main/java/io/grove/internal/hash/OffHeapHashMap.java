@@ -106,7 +106,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Pool pool;
         try {
             pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(),
-                    new Pool.FileHooks(file::force, file::close, syncing.onClose()));
+                    new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace));
         } catch (IllegalStateException e) {
             file.close();
             throw new GroveFileException(file.name(), e.getMessage(), e);

@@ -95,8 +95,8 @@ public final class Pool implements MemoryPool {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, state, file.close()),
-                state, file, false);
+        BlockSource source = new RegionBlockSource(blockArea, state, file.takeSpace(), file.close());
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source, state, file, false);
         pool.needsRecovery = status == PoolStateLayout.OPEN;
         if (status == PoolStateLayout.CLOSED) {
             ((NovaAllocator) pool.allocator).restore(state);
@@ -153,7 +153,7 @@ public final class Pool implements MemoryPool {
      */
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, onClose),
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
                 state, null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         if (PoolStateLayout.status(state) == PoolStateLayout.CLOSED) {
@@ -181,9 +181,22 @@ public final class Pool implements MemoryPool {
     /**
      * What a pool over a file's mapping does with the file: {@code force} writes every changed page of the mapping
      * to the storage device and waits for it ({@link #force()}), {@code close} unmaps and closes the file after the
-     * pool closed, and {@code forceOnClose} says whether the close forces first.
+     * pool closed, {@code forceOnClose} says whether the close forces first, and {@code takeSpace} makes the
+     * device hold a range of the block area before a block there is first used.
      */
-    public record FileHooks(Runnable force, Runnable close, boolean forceOnClose) {}
+    public record FileHooks(Runnable force, Runnable close, boolean forceOnClose, SpaceTaker takeSpace) {}
+
+    /**
+     * Makes the storage device hold bytes {@code [offset, offset + length)} of a file's block area, unused so
+     * far, so that a full device is reported here and never by a store into the mapping (which raises SIGBUS).
+     */
+    @FunctionalInterface
+    public interface SpaceTaker {
+        /**
+         * @throws io.grove.GroveOutOfMemoryException if the device has no room for them
+         */
+        void take(long offset, long length);
+    }
 
     /**
      * Writes every change made so far to a pool over a file to the storage device and waits until it is written

@@ -6,30 +6,41 @@ import java.lang.foreign.MemorySegment;
  * Blocks carved in order from one region that exists already, such as the block area of a mapped file: the
  * {@code n}-th reservation is the region's next {@code n} bytes. {@link Blocks} reserves blocks in order and
  * never returns one, so the region's bytes [0, k × block size) are always blocks 0 to k − 1, in every process
- * and every run that maps it. Each reservation first records the bytes reserved in the pool's state record
- * ({@link PoolStateLayout}), unless the pool only reads. Closing runs {@code onClose} (the owner of the region
- * releases it).
+ * and every run that maps it. Each reservation of bytes never reserved before first has the storage device take
+ * them (so that a full device fails the reservation, with {@link io.grove.GroveOutOfMemoryException}, instead of
+ * a later store into the mapping with SIGBUS), then records them in the pool's state record
+ * ({@link PoolStateLayout}); a pool that only reads does neither. Closing runs {@code onClose} (the owner of the
+ * region releases it).
  */
 final class RegionBlockSource implements BlockSource {
     private final MemorySegment region;
     /** The pool's state record, or {@code null} if the pool only reads. */
     private final MemorySegment state;
+    /** Has the device take the bytes of a reservation; {@code null} if the pool only reads. */
+    private final Pool.SpaceTaker takeSpace;
     private final Runnable onClose;
     private long next;
 
-    RegionBlockSource(MemorySegment region, MemorySegment state, Runnable onClose) {
+    RegionBlockSource(MemorySegment region, MemorySegment state, Pool.SpaceTaker takeSpace, Runnable onClose) {
         this.region = region;
         this.state = state;
+        this.takeSpace = takeSpace;
         this.onClose = onClose;
     }
 
     @Override
     public synchronized MemorySegment reserve(long bytes) { // (Blocks calls it under its reservation lock)
         MemorySegment block = region.asSlice(next, bytes);
-        next += bytes;
-        if (state != null && PoolStateLayout.reservedBytes(state) < next) {
-            PoolStateLayout.setReservedBytes(state, next); // before the block's first use: Blocks publishes it after
+        long end = next + bytes;
+        if (state != null) {
+            long recorded = PoolStateLayout.reservedBytes(state);
+            if (recorded < end) { // all before the block's first use: Blocks publishes it after
+                long from = Math.max(recorded, next);
+                takeSpace.take(from, end - from);
+                PoolStateLayout.setReservedBytes(state, end);
+            }
         }
+        next = end;
         return block;
     }
 
