@@ -326,12 +326,12 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     /**
      * After a killed process ({@link PoolSweep}): reserves the blocks below {@code reservedGranules}, frees every
      * granule of them outside the slices at {@code live} (header granules, sorted) and continues the bump pointer
-     * after them, in era {@code era}. Before any use.
+     * where the sweep says, in era {@code era}. Before any use.
      */
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
-        blocks.restore(reservedGranules, result.wastedGranules());
+        blocks.restore(result.bump(), result.wastedGranules());
         ERA.setVolatile(this, era);
         liveSlices.add(live.length);
         return result;

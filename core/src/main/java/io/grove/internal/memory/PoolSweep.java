@@ -27,11 +27,18 @@ import java.lang.foreign.MemorySegment;
  * is set past the versions of the live slices by the caller ({@link Pool#recover}); no other reference survives
  * the kill.
  *
- * <p>The bump pointer continues at the end of the reserved blocks. Runs once, before the pool is used.
+ * <p><b>Bump pointer.</b> It continues where the dead process's bumping ended: in the last reserved block, at the
+ * first granule past the last live slice whose header is not sound (nothing was bumped beyond it but, at most,
+ * slices of other threads that died unreachable), or at the end of the reserved blocks if the walk reaches it. The
+ * granules from there to the block's end are zeroed, as a fresh block is (an allocation from the bump pointer does
+ * not clear its payload). So a recovery leaves the last block's tail to the bump pointer, which serves every size
+ * from it, rather than to a free list of its one size: otherwise every recovery would start a new block. Runs
+ * once, before the pool is used.
  */
 final class PoolSweep {
     /** What a sweep found: live slices kept; slices allocated but unreachable, freed; free granules in all. */
-    record Result(long liveSlices, long sweptSlices, long sweptGranules, long freeGranules, long wastedGranules) {}
+    record Result(long liveSlices, long sweptSlices, long sweptGranules, long freeGranules, long wastedGranules,
+            long bump) {}
 
     private final Blocks blocks;
     private final FreeLists freeLists;
@@ -39,6 +46,8 @@ final class PoolSweep {
     private long sweptGranules;
     private long freeGranules;
     private long wastedGranules;
+    /** Where the bump pointer continues. */
+    private long bump;
 
     private PoolSweep(Blocks blocks, FreeLists freeLists) {
         this.blocks = blocks;
@@ -65,9 +74,10 @@ final class PoolSweep {
             sweep.freeGap(g, start);
             g = start + capacity;
         }
+        sweep.bump = end;
         sweep.freeGap(g, end);
         return new Result(live.length, sweep.sweptSlices, sweep.sweptGranules, sweep.freeGranules,
-                sweep.wastedGranules);
+                sweep.wastedGranules, sweep.bump);
     }
 
     private void freeGap(long from, long to) {
@@ -79,7 +89,10 @@ final class PoolSweep {
         }
     }
 
-    /** Frees {@code [from, to)}, inside one block, along the headers found there. */
+    /**
+     * Frees {@code [from, to)}, inside one block, along the headers found there; in the last reserved block, stops
+     * at the first header that is not sound and leaves the rest, zeroed, to the bump pointer.
+     */
     private void freePiece(long from, long to) {
         long g = from;
         while (to - g >= 2) {
@@ -88,6 +101,11 @@ final class PoolSweep {
             long capacity = SliceHeader.capacityGranules(block, header);
             boolean sound = SliceHeader.magic(block, header) == SliceHeader.MAGIC && capacity >= 2
                     && capacity <= to - g;
+            if (!sound && to == bump) { // the last block's tail: never bumped, or bumped by a dead thread only
+                block.asSlice(header, (to - g) << SliceHeader.GRANULE_SHIFT).fill((byte) 0);
+                bump = g;
+                return;
+            }
             long n = sound && to - (g + capacity) != 1 ? capacity : sound ? capacity + 1 : to - g; // no lone granule
             if (sound && !SliceHeader.isDeleted(SliceHeader.statePlain(block, header))) {
                 sweptSlices++; // allocated by the dead process, reachable from nothing
