@@ -331,6 +331,32 @@ class FileBackedMapTest {
     }
 
     /**
+     * A recovery continues the dead process's last block with the bump pointer: a map that grows a little between
+     * recoveries stays in the blocks it has (until 2026-11-25 each recovery began a new 8 MiB block).
+     */
+    @Test
+    void recoveriesTakeNoNewBlock() throws IOException {
+        Path file = dir.resolve("grow0.grove");
+        long reservedAfterFirstRound = 0;
+        for (int round = 0; round < 8; round++) {
+            try (GroveHashMap<Long, String> map = builder(file).build()) {
+                for (long k = round * 500L; k < (round + 1) * 500L; k++) {
+                    map.put(k, "value " + k);
+                }
+                if (round == 0) {
+                    reservedAfterFirstRound = map.footprint().reservedBytes();
+                } else {
+                    assertEquals(reservedAfterFirstRound, map.footprint().reservedBytes(), "round " + round);
+                    assertEquals((round + 1) * 500L, map.size());
+                }
+                Path copy = dir.resolve("grow" + (round + 1) + ".grove");
+                Files.copy(file, copy); // what a kill leaves
+                file = copy;
+            }
+        }
+    }
+
+    /**
      * {@code sync()} forces a map in a file and does nothing for one in memory; after the close it throws. A map
      * built with {@code syncEvery} runs one daemon thread that forces the file until the close, which stops it;
      * {@code syncOnClose} closes and reopens like any map. The sync settings apply to maps in files only.
