@@ -124,10 +124,12 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * How many entries the table is sized for: it gets the number of segments (writers of different segments
-         * do not wait for each other) and, at first, bucket arrays for that many entries, but at most 16 MiB of
-         * them; segments grow incrementally beyond that as entries arrive, so a large expected size commits little
-         * memory before entries do. At least 0. {@link #build()} rejects an expected size whose bucket arrays
-         * alone (about 11 bytes per entry) would exceed the memory limit.
+         * do not wait for each other) and, at first, bucket arrays for that many entries, but in memory at most 16 MiB
+         * of them; segments grow incrementally beyond that as entries arrive, so a large expected size commits little
+         * memory before entries do. A map in a {@link #file} gets all of them at once (11 to 25 bytes per expected
+         * entry): growing a segment rewrites a link in each of its entries, all over the file, which costs the kernel
+         * a rewrite of every page of them it had written back already. At least 0. {@link #build()} rejects an
+         * expected size whose bucket arrays alone (about 11 bytes per entry) would exceed the memory limit.
          */
         public Builder<K, V> expectedSize(long entries) {
             if (entries < 0) {

@@ -5,8 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveHashMap;
+import io.grove.internal.tool.FileTool;
 import io.grove.serial.Serializers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code expectedSize} sizes the table without committing memory for entries that have not arrived, and is checked
@@ -29,6 +37,41 @@ class ExpectedSizeTest {
             assertEquals(100_000, map.size());
             assertEquals(99_999L, map.get(99_999L));
         }
+    }
+
+    /**
+     * A map in a file gets its whole table at once: filling it to its expected size grows next to no segment (a
+     * growth rewrites a link in every entry of the segment, all over the file: {@code HashTable.initialBucketBits}),
+     * where the table in memory would double as a whole, as the file's did until 2026-11-25. (Keys fall in segments
+     * at random, so a few segments may still get more than the share they were sized for; these keys are fixed, so
+     * the figure is too.)
+     */
+    @Test
+    void aMapInAFileIsSizedWholeForItsExpectedSize(@TempDir Path dir) {
+        Path file = dir.resolve("sized.grove");
+        long bucketsAtFirst;
+        try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
+                .file(file).maxFileSize(512 * MIB).expectedSize(3_000_000).build()) {
+            bucketsAtFirst = buckets(file);
+            assertTrue(bucketsAtFirst >= 3_000_000 * 4 / 3, "buckets: " + bucketsAtFirst);
+            for (long k = 0; k < 3_000_000; k++) {
+                map.put(k, k);
+            }
+        }
+        long bucketsAfter = buckets(file);
+        assertTrue(bucketsAfter <= bucketsAtFirst * 101 / 100, "buckets " + bucketsAtFirst + " at first, "
+                + bucketsAfter + " after 3,000,000 puts");
+    }
+
+    /** The buckets {@code ./grove inspect} reports. */
+    private static long buckets(Path file) {
+        ByteArrayOutputStream report = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(report, true, StandardCharsets.UTF_8)) {
+            assertEquals(0, FileTool.run(new String[] {"inspect", file.toString()}, out, out));
+        }
+        Matcher buckets = Pattern.compile("(\\d+) buckets").matcher(report.toString(StandardCharsets.UTF_8));
+        assertTrue(buckets.find(), report.toString(StandardCharsets.UTF_8));
+        return Long.parseLong(buckets.group(1));
     }
 
     @Test

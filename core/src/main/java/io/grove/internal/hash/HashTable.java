@@ -179,18 +179,41 @@ final class HashTable {
     }
 
     /**
-     * log2 of the buckets each of {@code 2^segmentBits} segments starts with: room for {@code expectedSize}
-     * entries at 3/4 load, but no more than {@value #MAX_INITIAL_BUCKET_BYTES} bytes of buckets in all, so that a
-     * large expected size does not commit memory before entries arrive (segments grow incrementally as they fill).
+     * log2 of the buckets each of {@code 2^segmentBits} segments starts with: room for its share of
+     * {@code expectedSize} entries at 3/4 load ({@link #bucketsPerSegment}), within the largest bucket array of
+     * {@code maxSliceSize} bytes; in memory ({@code inFile} false) no more than {@value #MAX_INITIAL_BUCKET_BYTES}
+     * bytes of buckets in all, so that a large expected size does not commit memory before entries arrive
+     * (segments grow incrementally as they fill).
+     * A table in a file gets the full size at once: growing a segment rewrites the link of each of its entries,
+     * spread over the whole file, which re-dirties pages the kernel has written back already (filling 20M entries,
+     * the growths past the first 16 MiB of buckets made the kernel write 149 GB for a 6.7 GB table, and the fill
+     * stalled for 130 s: {@code BENCHMARKS.md}).
      */
-    static int initialBucketBits(long expectedSize, int segmentBits) {
-        long perSegment = Math.max(1, (expectedSize >>> segmentBits) / 3 * 4 + 1);
-        int cap = 63 - Long.numberOfLeadingZeros(MAX_INITIAL_BUCKET_BYTES / Long.BYTES) - segmentBits;
+    static int initialBucketBits(long expectedSize, int segmentBits, int maxSliceSize, boolean inFile) {
+        long perSegment = bucketsPerSegment(expectedSize, segmentBits);
+        int cap = 31 - Integer.numberOfLeadingZeros(maxSliceSize / Long.BYTES);
+        if (!inFile) {
+            cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_BUCKET_BYTES / Long.BYTES) - segmentBits);
+        }
         return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
                 Math.max(SegmentGrowth.MIN_BUCKET_BITS, cap));
     }
 
-    /** The most bytes of bucket arrays a table starts with: 16 MiB (1,024 buckets per segment with 2,048 segments). */
+    /**
+     * The buckets a segment needs to hold its share of {@code expectedSize} entries at 3/4 load without growing:
+     * the mean share plus four standard deviations (the keys fall in segments at random), so that one segment in
+     * about 30,000 exceeds it.
+     */
+    private static long bucketsPerSegment(long expectedSize, int segmentBits) {
+        long mean = expectedSize >>> segmentBits;
+        long share = mean + 4 * (long) Math.ceil(Math.sqrt(mean)) + 1;
+        return share > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : share / 3 * 4 + 1;
+    }
+
+    /**
+     * The most bytes of bucket arrays a table in memory starts with: 16 MiB (1,024 buckets per segment with 2,048
+     * segments).
+     */
     static final long MAX_INITIAL_BUCKET_BYTES = 16L << 20;
 
     /**
@@ -199,7 +222,7 @@ final class HashTable {
      * {@code long}.
      */
     static long bucketBytesAt(long expectedSize, int segmentBits) {
-        long perSegment = Math.max(1, (expectedSize >>> segmentBits) / 3 * 4 + 1);
+        long perSegment = bucketsPerSegment(expectedSize, segmentBits);
         int bits = Math.max(SegmentGrowth.MIN_BUCKET_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
         return bits + segmentBits + 3 >= 63 ? Long.MAX_VALUE : 1L << (bits + segmentBits + 3);
     }

@@ -170,8 +170,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
                     + " bytes of buckets alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
         }
-        return new HashTable(pool, !ownsPool, segmentBits, HashTable.initialBucketBits(expectedSize, segmentBits),
-                Budget.initialFree(bounds.maximumSize()), Budget.initialFree(bounds.maximumBytes()));
+        int bucketBits = HashTable.initialBucketBits(expectedSize, segmentBits, pool.maxSliceSize(), pool.inFile());
+        return new HashTable(pool, !ownsPool, segmentBits, bucketBits, Budget.initialFree(bounds.maximumSize()),
+                Budget.initialFree(bounds.maximumBytes()));
     }
 
     private OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,

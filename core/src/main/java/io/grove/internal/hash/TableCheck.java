@@ -26,12 +26,13 @@ public final class TableCheck {
     private long entries;
     private long bytes;
     private int growing;
+    private long buckets;
 
     /**
      * What a walk found: the table's segments, the entries linked and their bytes, how many segments are growing,
-     * and every problem (none if the table is sound).
+     * the buckets of their (new) bucket arrays, and every problem (none if the table is sound).
      */
-    public record Report(int segments, long entries, long bytes, int growing, List<String> problems) {}
+    public record Report(int segments, long entries, long bytes, int growing, long buckets, List<String> problems) {}
 
     private TableCheck(Pool pool, HashTable table) {
         this.pool = pool;
@@ -44,7 +45,7 @@ public final class TableCheck {
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return new Report(0, 0, 0, 0, List.of("directory: " + e.getMessage()));
+            return new Report(0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
         TableCheck check = new TableCheck(pool, table);
         for (int s = 0; s < table.segmentCount(); s++) {
@@ -54,7 +55,8 @@ public final class TableCheck {
                 check.problem(s, "the walk stopped: " + e);
             }
         }
-        return new Report(table.segmentCount(), check.entries, check.bytes, check.growing, check.problems);
+        return new Report(table.segmentCount(), check.entries, check.bytes, check.growing, check.buckets,
+                check.problems);
     }
 
     private void problem(int s, String what) {
@@ -82,6 +84,7 @@ public final class TableCheck {
             problem(s, "a bucket array of 2^" + bits + " buckets");
             return;
         }
+        this.buckets += 1L << bits;
         long count = SegmentLayout.count(sb, so);
         long[] found = new long[2]; // entries, bytes
         long buckets = SegmentLayout.buckets(sb, so);

@@ -90,7 +90,8 @@ public final class FileTool {
         out.println("bytes used      " + f.allocatedBytes() + " of " + h.blockAreaSize() + " (live " + f.liveBytes()
                 + " in " + f.liveSlices() + " slices, free for reuse " + f.freeBytes() + ")");
         if (table != null) {
-            out.println("segments        " + table.segments() + " (" + table.growing() + " growing)");
+            out.println("segments        " + table.segments() + " (" + table.growing() + " growing), " + table.buckets()
+                    + " buckets");
             out.println("entries         " + table.entries() + " (" + table.bytes() + " bytes)");
         }
     }
