@@ -18,6 +18,8 @@ import net.openhft.chronicle.map.ChronicleMap;
  * cache at the reopen is up to the caller (drop them between the two steps for a cold reopen, where the system
  * allows: {@code sync; echo 1 > /proc/sys/vm/drop_caches}). {@code fill-chronicle FILE RECORDS} fills a Chronicle
  * Map persisted to the file with the same records instead, to compare the two fills against the kernel's writeback.
+ * {@code fill-kill FILE RECORDS} fills as {@code fill} does and then halts the JVM without closing the map, as a
+ * killed process leaves the file: the {@code reopen} after it recovers the file (its log says in how long).
  *
  * <pre>
  * CP="bench/target/grove-bench.jar:bench/target/lib/*"
@@ -38,7 +40,7 @@ public final class ReopenTime {
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[1]);
         long records = Long.parseLong(args[2]);
-        if (args[0].equals("fill")) {
+        if (args[0].equals("fill") || args[0].equals("fill-kill")) {
             Files.deleteIfExists(file);
             long start = System.nanoTime();
             try (GroveHashMap<Long, byte[]> map = builder(file, records).build()) {
@@ -53,6 +55,10 @@ public final class ReopenTime {
                     }
                 }
                 System.out.printf("fill: %,d records in %,d ms; %s%n", records, millis(start), map.footprint());
+                if (args[0].equals("fill-kill")) {
+                    System.out.flush();
+                    Runtime.getRuntime().halt(0); // as a kill would leave it: not closed
+                }
             }
             System.out.printf("fill and close: %,d ms; file %,d bytes (apparent)%n", millis(start), Files.size(file));
             return;
