@@ -213,7 +213,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * each costs in proportion to the pages changed since the last force (about 2 ms with one page changed, 0.1 s
          * after 1,000 random puts, 0.3 s after 100,000 on this project's test machine: {@code BENCHMARKS.md}). The file
          * then reopens with what was forced, recovered as after a kill, provided no operation changed the map after the
-         * last force; the pages of changes made after it reach the disk in no particular order, and a change whose
+         * last force (a map closed without being forced is recovered too when the operating system restarted since
+         * its close, as its pages may have reached the disk in part; a close with {@link #syncOnClose()} is trusted);
+         * the pages of changes made after it reach the disk in no particular order, and a change whose
          * pages were written only in part can leave a chain that the recovery cuts, losing entries (entries do not
          * carry check words yet). A process opens a file at most once at a time ({@link IllegalStateException}
          * otherwise), and while it has it open no other process may ({@link GroveFileException}: "is open in another

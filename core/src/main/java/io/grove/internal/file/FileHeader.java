@@ -38,8 +38,11 @@ import java.util.zip.CRC32C;
  */
 public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long maxBytes, String keySerializer,
         String valueSerializer, long createdMillis) {
-    /** The format this code writes and the newest it reads. */
-    public static final int FORMAT_VERSION = 1;
+    /**
+     * The format this code writes and the only one it reads. 2 (2026-11-25): the pool state records the boot id of
+     * the last open and whether the last close forced the file; files of format 1 were never released.
+     */
+    public static final int FORMAT_VERSION = 2;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
@@ -130,9 +133,9 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
             }
         }
         int version = page.get(INT, VERSION_AT);
-        if (version > FORMAT_VERSION || version < 1) {
-            throw new GroveFileException(file, "has format version " + version + ", and this Grove reads "
-                    + "versions 1 to " + FORMAT_VERSION);
+        if (version != FORMAT_VERSION) {
+            throw new GroveFileException(file, "has format version " + version + ", and this Grove reads version "
+                    + FORMAT_VERSION + " only");
         }
         int length = page.get(INT, LENGTH_AT);
         if (length < IDENTITIES_AT + 8 || length > PAGE - 4) {

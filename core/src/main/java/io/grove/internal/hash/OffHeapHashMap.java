@@ -147,7 +147,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     : TableRecovery.repair(pool, pool.root(), bounds.maximumSize(), bounds.maximumBytes());
             memory = pool.recover(table == null ? new long[0] : table.live());
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            throw new GroveFileException(name, "was not closed cleanly and cannot be recovered: " + e.getMessage(), e);
+            throw new GroveFileException(name, pool.recoveryCause() + " and cannot be recovered: " + e.getMessage(),
+                    e);
         }
         String tableReport = table == null ? "no table yet"
                 : table.entries() + " entries in " + table.segments() + " segments; " + table.unlocked()
@@ -156,8 +157,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         + " growth moves completed, " + table.restoredValues() + " values put back as they were"
                         + " before an in-place update cut off, " + table.tornValues() + " values found half-written"
                         + " with nothing to put back, " + table.cuts() + " damaged chains cut";
-        System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name
-                + " was not closed cleanly (its process was killed); recovered in "
+        System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
+                + pool.recoveryCause() + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
                 + memory.liveSlices() + " live slices kept, " + memory.sweptSlices() + " unreachable slices ("
                 + memory.sweptBytes() + " bytes) freed, " + memory.freeBytes() + " bytes free in all");

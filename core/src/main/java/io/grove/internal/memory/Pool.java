@@ -36,8 +36,10 @@ public final class Pool implements MemoryPool {
     private final boolean readOnly;
     /** What to do with the file of a pool over one ({@link #overRegion}), else {@code null}. */
     private final FileHooks file;
-    /** Whether the file was not closed cleanly and {@link #recover} has not run yet. */
+    /** Whether the file cannot be continued as recorded ({@link #recoveryCause}) and {@link #recover} has not run. */
     private boolean needsRecovery;
+    /** Why the file could not be continued as recorded when opened; {@code null} if it could, or not a file. */
+    private String recoveryCause;
     private volatile boolean closed;
 
     /**
@@ -90,29 +92,61 @@ public final class Pool implements MemoryPool {
      */
     public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, FileHooks file) {
         long status = PoolStateLayout.status(state);
-        if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.CLOSED
-                && status != PoolStateLayout.OPEN) {
+        if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.OPEN
+                && !PoolStateLayout.isClosed(status)) {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         BlockSource source = new RegionBlockSource(blockArea, state, file.takeSpace(), file.close());
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source, state, file, false);
-        pool.needsRecovery = status == PoolStateLayout.OPEN;
-        if (status == PoolStateLayout.CLOSED) {
-            ((NovaAllocator) pool.allocator).restore(state);
-        } else if (status == PoolStateLayout.OPEN) {
+        pool.recoveryCause = recoveryCause(state);
+        pool.needsRecovery = pool.recoveryCause != null;
+        if (pool.needsRecovery) {
             pool.blocks.restore(PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, 0); // readable
+        } else if (PoolStateLayout.isClosed(status)) {
+            ((NovaAllocator) pool.allocator).restore(state);
         }
+        PoolStateLayout.setBootId(state, BootId.CURRENT);
         PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
         return pool;
     }
 
     /**
-     * Whether this pool's file was not closed cleanly: until {@link #recover} it may be read (every reserved block
-     * is), but nothing may be allocated or deleted.
+     * Why the pool in {@code state} cannot be continued as recorded, {@code null} if it can: its process did not
+     * close it (killed, or the operating system stopped), or it was closed without being forced and the operating
+     * system restarted since ({@link BootId}), so that its pages, written to the device in no order, may have
+     * reached it in part, the record of the close among them.
+     */
+    private static String recoveryCause(MemorySegment state) {
+        long status = PoolStateLayout.status(state);
+        boolean restarted = PoolStateLayout.bootId(state).differsFrom(BootId.CURRENT);
+        if (status == PoolStateLayout.OPEN) {
+            return restarted
+                    ? "was open when its process or the operating system stopped, and the system restarted since"
+                            + " (what was not forced may have reached the disk in part)"
+                    : "was not closed cleanly (its process was killed)";
+        }
+        return status == PoolStateLayout.CLOSED && restarted
+                ? "was closed without being forced, and the operating system restarted since (its last changes may"
+                        + " have reached the disk in part)"
+                : null;
+    }
+
+    /**
+     * Whether this pool's file was not closed cleanly, or not forced at its close before the operating system
+     * restarted ({@link #recoveryCause()}): until {@link #recover} it may be read (every reserved block is), but
+     * nothing may be allocated or deleted.
      */
     public boolean needsRecovery() {
         return needsRecovery;
+    }
+
+    /**
+     * Why this pool's file needs recovery, as found when it was opened (a phrase to follow the file's name), or
+     * {@code null} if it does not.
+     */
+    public String recoveryCause() {
+        return recoveryCause;
     }
 
     /** What {@link #recover} did. */
@@ -156,7 +190,8 @@ public final class Pool implements MemoryPool {
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
                 state, null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
-        if (PoolStateLayout.status(state) == PoolStateLayout.CLOSED) {
+        pool.recoveryCause = recoveryCause(state);
+        if (pool.closedCleanly()) {
             nova.restore(state);
         } else {
             pool.blocks.restore(limit >> SliceHeader.GRANULE_SHIFT, 0);
@@ -216,9 +251,17 @@ public final class Pool implements MemoryPool {
         return state != null;
     }
 
-    /** Whether this pool's file was closed cleanly by its last writer (for a pool {@link #forReading}). */
+    /**
+     * Whether this pool's file was closed cleanly by its last writer and can be trusted as recorded (for a pool
+     * {@link #forReading}; {@link #recoveryCause()} says why not).
+     */
     public boolean closedCleanly() {
-        return PoolStateLayout.status(state) == PoolStateLayout.CLOSED;
+        return recoveryCause == null && PoolStateLayout.isClosed(PoolStateLayout.status(state));
+    }
+
+    /** Whether this pool's file was forced to its device at its last close (for a pool {@link #forReading}). */
+    public boolean closedForced() {
+        return PoolStateLayout.status(state) == PoolStateLayout.CLOSED_FORCED;
     }
 
     /** The reference a pool over a file keeps for its map across processes (0 if none). */
@@ -386,9 +429,12 @@ public final class Pool implements MemoryPool {
             try {
                 if (state != null && !readOnly && !needsRecovery) { // an unrecovered pool stays marked open
                     ((NovaAllocator) allocator).save(state);
-                    PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
-                    if (file.forceOnClose()) {
+                    if (file.forceOnClose()) { // the status last: if the system stops before, the file was open
                         file.force().run();
+                        PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED_FORCED);
+                        file.force().run();
+                    } else {
+                        PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED);
                     }
                 }
             } finally {

@@ -8,12 +8,12 @@ import java.lang.foreign.ValueLayout;
  * otherwise holds on the heap; the only place that computes offsets inside it.
  *
  * <pre>
- * byte offset  0  status (long: 0 never used, 1 open, 2 closed cleanly)
+ * byte offset  0  status (long: 0 never used, 1 open, 2 closed cleanly, 3 closed cleanly and forced)
  *              8  bump granule (long)           16  wasted granules (long)
  *             24  era (long)                    32  live slices (long)
  *             40  free granules (long)          48  root reference (long: the map's directory, 0 if none)
- *             56  reserved bytes (long)         64  size classes n (long)
- *             72  n free-list heads (long each: ABA tag and granule + 1)
+ *             56  reserved bytes (long)         64  boot id of the last open (2 longs: {@link BootId}, 0 unknown)
+ *             80  size classes n (long)         88  n free-list heads (long each: ABA tag and granule + 1)
  * </pre>
  * In the platform's byte order, as the slices are. While the file is open only the status, the root and the
  * reserved bytes are current; the rest is written by a clean close and read by the next open. A file whose status
@@ -26,6 +26,8 @@ final class PoolStateLayout {
     static final long NEVER_USED = 0;
     static final long OPEN = 1;
     static final long CLOSED = 2;
+    /** Closed cleanly, every page forced to the device before this status was written, and it after. */
+    static final long CLOSED_FORCED = 3;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final long STATUS = 0;
@@ -36,8 +38,9 @@ final class PoolStateLayout {
     private static final long FREE = 40;
     private static final long ROOT = 48;
     private static final long RESERVED = 56;
-    private static final long CLASSES = 64;
-    private static final long HEADS = 72;
+    private static final long BOOT = 64;
+    private static final long CLASSES = 80;
+    private static final long HEADS = 88;
 
     private PoolStateLayout() {}
 
@@ -52,6 +55,19 @@ final class PoolStateLayout {
 
     static void setStatus(MemorySegment state, long status) {
         state.set(LONG, STATUS, status);
+    }
+
+    static boolean isClosed(long status) {
+        return status == CLOSED || status == CLOSED_FORCED;
+    }
+
+    static BootId bootId(MemorySegment state) {
+        return new BootId(state.get(LONG, BOOT), state.get(LONG, BOOT + 8));
+    }
+
+    static void setBootId(MemorySegment state, BootId id) {
+        state.set(LONG, BOOT, id.high());
+        state.set(LONG, BOOT + 8, id.low());
     }
 
     static long root(MemorySegment state) {

@@ -45,7 +45,8 @@ public final class FileTool {
             if (!pool.closedCleanly()) {
                 out.println(file.openElsewhere()
                         ? "problem: a map has the file open (in this or another process): it may change while read"
-                        : "problem: the file was not closed cleanly (its process was killed); opening it recovers it");
+                        : pool.recoveryCause() == null ? "problem: no map ever closed the file"
+                                : "problem: the file " + pool.recoveryCause() + "; opening it recovers it");
                 problems++;
             }
             if (pool.closedCleanly()) { // else the allocator state recorded is stale until a reopen recovers it
@@ -79,7 +80,8 @@ public final class FileTool {
         out.println("file            " + file.name());
         out.println("format version  " + FileHeader.FORMAT_VERSION);
         out.println("created         " + Instant.ofEpochMilli(h.createdMillis()));
-        out.println("closed cleanly  " + pool.closedCleanly());
+        out.println("closed cleanly  " + (pool.closedCleanly() ? "yes" + (pool.closedForced() ? ", forced" : "")
+                : "no: it " + pool.recoveryCause()));
         out.println("open now        " + file.openElsewhere());
         out.println("maxFileSize     " + h.maxFileSize());
         out.println("blockSize       " + h.blockSize());

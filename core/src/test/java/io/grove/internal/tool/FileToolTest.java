@@ -54,7 +54,7 @@ class FileToolTest {
         Result r = run("inspect", file.toString());
         assertEquals(0, r.status(), r.out());
         assertTrue(r.out().contains("entries         1001"), r.out());
-        assertTrue(r.out().contains("closed cleanly  true"), r.out());
+        assertTrue(r.out().contains("closed cleanly  yes"), r.out());
         assertTrue(r.out().contains("maxFileSize     " + (64L << 20)), r.out());
         assertTrue(r.out().contains("key serializer  " + Serializers.strings().getClass().getName()), r.out());
         assertArrayEquals(before, Files.readAllBytes(file), "inspect changed the file");
