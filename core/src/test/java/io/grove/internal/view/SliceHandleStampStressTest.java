@@ -55,7 +55,9 @@ class SliceHandleStampStressTest {
             StressRun run = new StressRun();
             run.workers(threads.factory("writer"), SLOTS, slot -> {
                 try {
-                    for (int w = 1; w <= WRITES_PER_SLOT && run.proceed(w); w++) {
+                    // past WRITES_PER_SLOT until a reader saw a removal: virtual writers can otherwise finish
+                    // before the readers are scheduled (a 5 ms run with no removal seen, in a CI run)
+                    for (int w = 1; (w <= WRITES_PER_SLOT || removalsSeen.get() == 0) && run.proceed(w); w++) {
                         Slice slice = slots.get(slot);
                         rewrite(pool, slice.ref(), w);
                         writes.incrementAndGet();
