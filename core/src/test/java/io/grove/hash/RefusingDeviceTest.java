@@ -25,16 +25,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A map whose file's device fills up: the put that needs more of the device fails with
- * {@link GroveOutOfMemoryException} naming the file, every entry acknowledged before stays, the map goes on working
- * in the room it has (removing entries frees some), closes, reopens and verifies; creating a file on the full
- * device is refused with {@link GroveFileException}. Without the space taken before a block's first use, the same
- * fill ends in an {@link InternalError} from a store into the mapping (SIGBUS), and so does the close.
+ * Files on devices that refuse writes. A map whose file's device fills up: the put that needs more of the device
+ * fails with {@link GroveOutOfMemoryException} naming the file, every entry acknowledged before stays, the map goes
+ * on working in the room it has (removing entries frees some), closes, reopens and verifies; creating a file on the
+ * full device is refused with {@link GroveFileException}. Without the space taken before a block's first use, the
+ * same fill ends in an {@link InternalError} from a store into the mapping (SIGBUS), and so does the close. A file
+ * on a read-only device is refused with {@link GroveFileException} naming it, and can still be verified.
  *
- * <p>The device is a tmpfs of {@value #DEVICE_MIB} MiB mounted for the test, which takes the rights to mount
- * (root, as in the project's CI); elsewhere the test is reported as skipped, with that reason.
+ * <p>The device is a tmpfs of {@value #DEVICE_MIB} MiB mounted for each test, which takes the rights to mount
+ * (root, as in the project's CI); elsewhere the tests are reported as skipped, with that reason.
  */
-class FullDeviceTest {
+class RefusingDeviceTest {
     private static final int DEVICE_MIB = 20;
 
     @TempDir
@@ -70,6 +71,32 @@ class FullDeviceTest {
         value[0] = (byte) key;
         value[199] = (byte) (key >>> 8);
         return value;
+    }
+
+    @Test
+    void aFileOnAReadOnlyDeviceIsRefusedAndStillVerified() throws IOException, InterruptedException {
+        Path file = dir.resolve("kept.grove");
+        try (GroveHashMap<Long, byte[]> map = builder(file).build()) {
+            map.put(1L, value(1));
+        }
+        assertEquals(0, run("mount", "-o", "remount,ro", dir.toString()), "remount read-only");
+        GroveFileException refused = assertThrows(GroveFileException.class, () -> builder(file).build());
+        assertTrue(refused.getMessage().contains(file.toString()) && refused.getMessage().contains("Read-only"),
+                refused.getMessage());
+        Path other = dir.resolve("other.grove");
+        GroveFileException notCreated = assertThrows(GroveFileException.class, () -> builder(other).build());
+        assertTrue(notCreated.getMessage().contains(other.toString()), notCreated.getMessage());
+        assertFalse(Files.exists(other));
+        assertSound(file);
+    }
+
+    /** {@code ./grove verify FILE} finds the file sound. */
+    private static void assertSound(Path file) {
+        ByteArrayOutputStream report = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(report, true, StandardCharsets.UTF_8)) {
+            assertEquals(0, FileTool.run(new String[] {"verify", file.toString()}, out, out),
+                    report.toString(StandardCharsets.UTF_8));
+        }
     }
 
     @Test
@@ -112,10 +139,6 @@ class FullDeviceTest {
             assertEquals(expected.size(), map.size());
             expected.forEach((k, first) -> assertEquals(first, map.get(k)[0], "key " + k));
         }
-        ByteArrayOutputStream report = new ByteArrayOutputStream();
-        try (PrintStream out = new PrintStream(report, true, StandardCharsets.UTF_8)) {
-            assertEquals(0, FileTool.run(new String[] {"verify", file.toString()}, out, out),
-                    report.toString(StandardCharsets.UTF_8));
-        }
+        assertSound(file);
     }
 }
