@@ -90,10 +90,15 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
     void sync();
 
     /**
-     * Releases the map's off-heap memory: closes its own pool, or, on a shared pool, frees the map's slices.
-     * Idempotent. Operations that run while the map closes either complete (if they got in first) or throw
-     * {@link IllegalStateException}, as all later ones do; on a shared pool none of them touches memory that
+     * Releases the map's off-heap memory: closes its own pool (a file's: records its state and unmaps it), or, on a
+     * shared pool, frees the map's slices. Idempotent. Operations that run while the map closes either complete (if
+     * they got in first) or throw {@link IllegalStateException}, as all later ones do: the close waits for the
+     * writes that hold a segment's lock, and makes the others fail before they change anything; lock-free reads
+     * racing it may throw {@link IllegalStateException} too. On a shared pool none of them touches memory that
      * another map reuses.
+     *
+     * @throws IllegalStateException if called from inside one of the map's own operations (a callback of
+     *     {@code compute} and its kind), which the close would wait for; the map stays open
      */
     @Override
     void close();
@@ -222,8 +227,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * process"); sharing a file between live processes is not supported yet. If another program truncates the file
          * while the map has it open, the map's operations on the memory cut off throw {@link InternalError} ("a fault
          * occurred in an unsafe memory access operation"; the process survives), and its close can record nothing.
-         * Close a map in a file after its operations end: an operation racing the close may allocate after the state
-         * was recorded.
+         * Writes racing the close complete before it records the file's state, or fail with
+         * {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
          *
          * @throws NullPointerException if {@code path} is null
          */

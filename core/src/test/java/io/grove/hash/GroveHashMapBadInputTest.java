@@ -488,4 +488,22 @@ class GroveHashMapBadInputTest {
         assertEquals(first.getValue(), first.setValue("again"));
         assertEquals("again", map.get(first.getKey()));
     }
+
+    /**
+     * A callback cannot close its own map: the close would wait for the lock the callback's operation holds. It
+     * throws {@link IllegalStateException} and leaves the map open and working; the operation completes.
+     */
+    @Test
+    void aCallbackClosingItsMapIsRefusedAndTheMapStaysOpen() {
+        GroveHashMap<String, String> map = filledMap();
+        IllegalStateException[] refused = new IllegalStateException[1];
+        map.compute("a", (k, v) -> {
+            refused[0] = assertThrows(IllegalStateException.class, map::close);
+            return "2";
+        });
+        assertTrue(refused[0].getMessage().contains("own operations"), refused[0].getMessage());
+        assertEquals("2", map.get("a"));
+        map.put("b", "3");
+        assertEquals("3", map.get("b"));
+    }
 }

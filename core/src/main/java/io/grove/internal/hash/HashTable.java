@@ -78,6 +78,8 @@ final class HashTable {
     private final boolean sharedPool;
     private final int segmentShift;
     private final SegmentGrowth growth;
+    /** Set by {@link #quiesce}: a lock taken after it is given back at once, and its operation fails as closed. */
+    private volatile boolean quiescing;
 
     /**
      * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialBucketBits}), with the
@@ -278,6 +280,34 @@ final class HashTable {
         }
     }
 
+    /**
+     * Makes every operation that has not taken its segment's lock yet fail as closed, and waits for those that hold
+     * one to finish: for a map that owns its pool, before the pool records its state and unmaps (a file's) or frees
+     * its memory. Every allocation and deletion of a map happens under a segment lock, so none follows this.
+     * Linearization: an operation that takes a lock after this method passed it sees {@link #quiescing} (the lock's
+     * release and acquisition order this method's store before its read) and gives the lock back; one that took the
+     * lock before runs to its end, which this method waits for. Lock-free reads are not held back.
+     *
+     * @throws IllegalStateException if the calling thread holds a segment's lock (a map's callback closing it)
+     */
+    void quiesce() {
+        long self = Thread.currentThread().threadId();
+        for (int s = 0; s < segmentCount(); s++) {
+            if (SegmentLayout.owner(segmentBlocks[s], segmentOffsets[s]) == self) {
+                throw new IllegalStateException("the map cannot be closed by one of its own operations (a callback)");
+            }
+        }
+        quiescing = true;
+        for (int s = 0; s < segmentCount(); s++) {
+            MemorySegment sb = segmentBlocks[s];
+            long so = segmentOffsets[s];
+            for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
+                Backoff.pause(spins);
+            }
+            SegmentLayout.unlock(sb, so);
+        }
+    }
+
     private static IllegalStateException closed() {
         return new IllegalStateException("the map is closed");
     }
@@ -423,6 +453,11 @@ final class HashTable {
             }
             Backoff.pause(spins);
         }
+        if (quiescing) {
+            SegmentLayout.unlock(sb, so);
+            endWrite(token);
+            throw closed();
+        }
         SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
         return token;
     }
@@ -439,6 +474,11 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         if (!SegmentLayout.tryLock(sb, so)) {
+            endWrite(token);
+            return -1;
+        }
+        if (quiescing) {
+            SegmentLayout.unlock(sb, so);
             endWrite(token);
             return -1;
         }

@@ -799,6 +799,14 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         if (closed) {
             return;
         }
+        InternalError cutOff = null;
+        if (ownsPool) {
+            try {
+                table.quiesce(); // no allocation after the pool records its state (a file's) or frees its memory
+            } catch (InternalError fault) { // the mapping was cut off under the map (its file truncated)
+                cutOff = fault; // released all the same, below
+            }
+        }
         closed = true;
         Thread syncing = syncer;
         if (syncing != null) { // before the pool closes: a force of an unmapped file would fail
@@ -819,6 +827,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.close();
         } else if (!pool.isClosed()) {
             table.close();
+        }
+        if (cutOff != null) {
+            throw cutOff;
         }
     }
 }
