@@ -44,16 +44,7 @@ public final class ReopenTime {
             Files.deleteIfExists(file);
             long start = System.nanoTime();
             try (GroveHashMap<Long, byte[]> map = builder(file, records).build()) {
-                byte[] value = new byte[VALUE];
-                long step = System.nanoTime();
-                for (long id = 0; id < records; id++) {
-                    value[0] = (byte) id;
-                    map.put(id, value);
-                    if ((id + 1) % 1_000_000 == 0) {
-                        System.out.printf("  %,d records: %,d ms for the last million%n", id + 1, millis(step));
-                        step = System.nanoTime();
-                    }
-                }
+                fill(map, records);
                 System.out.printf("fill: %,d records in %,d ms; %s%n", records, millis(start), map.footprint());
                 if (args[0].equals("fill-kill")) {
                     System.out.flush();
@@ -103,17 +94,22 @@ public final class ReopenTime {
         long start = System.nanoTime();
         try (ChronicleMap<Long, byte[]> map = ChronicleMap.of(Long.class, byte[].class).name("reopen").entries(records)
                 .constantValueSizeBySample(new byte[VALUE]).createPersistedTo(file.toFile())) {
-            byte[] value = new byte[VALUE];
-            long step = System.nanoTime();
-            for (long id = 0; id < records; id++) {
-                value[0] = (byte) id;
-                map.put(id, value);
-                if ((id + 1) % 1_000_000 == 0) {
-                    System.out.printf("  %,d records: %,d ms for the last million%n", id + 1, millis(step));
-                    step = System.nanoTime();
-                }
-            }
+            fill(map, records);
             System.out.printf("fill: %,d records in %,d ms%n", records, millis(start));
+        }
+    }
+
+    /** Puts records 0 to {@code records - 1}, printing the time of each million. */
+    private static void fill(Map<Long, byte[]> map, long records) {
+        byte[] value = new byte[VALUE];
+        long step = System.nanoTime();
+        for (long id = 0; id < records; id++) {
+            value[0] = (byte) id;
+            map.put(id, value);
+            if ((id + 1) % 1_000_000 == 0) {
+                System.out.printf("  %,d records: %,d ms for the last million%n", id + 1, millis(step));
+                step = System.nanoTime();
+            }
         }
     }
 
