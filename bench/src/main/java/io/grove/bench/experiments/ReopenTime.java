@@ -28,11 +28,11 @@ import net.openhft.chronicle.map.ChronicleMap;
  * </pre>
  */
 public final class ReopenTime {
-    private static final int VALUE = 248;
+    static final int VALUE = 248;
 
     private ReopenTime() {}
 
-    private static GroveHashMap.Builder<Long, byte[]> builder(Path file, long records) {
+    static GroveHashMap.Builder<Long, byte[]> builder(Path file, long records) {
         return GroveHashMap.builder(Serializers.longs(), Serializers.bytes()).file(file)
                 .maxFileSize(records * 400 + (1L << 30)).expectedSize(records);
     }
@@ -100,7 +100,7 @@ public final class ReopenTime {
     }
 
     /** Puts records 0 to {@code records - 1}, printing the time of each million. */
-    private static void fill(Map<Long, byte[]> map, long records) {
+    static void fill(Map<Long, byte[]> map, long records) {
         byte[] value = new byte[VALUE];
         long step = System.nanoTime();
         for (long id = 0; id < records; id++) {

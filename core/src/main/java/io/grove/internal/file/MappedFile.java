@@ -42,8 +42,16 @@ public final class MappedFile implements AutoCloseable {
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
     /** The byte range [0, 1) that a process with the file open locks (advisory: the mapping ignores it). */
     private static final long LOCK_POSITION = 0;
-    /** What {@link #takeSpace} writes, a chunk at a time. */
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 16).asReadOnlyBuffer();
+    /**
+     * What {@link #takeSpace} writes, a page at a time: the page cache makes its folios as large as the writes that
+     * create them (Linux 6.18, ext4), and a store into the mapping dirties, and the writeback then writes, a whole
+     * folio. Measured with 20M records, 2M random puts under the kernel's default writeback
+     * ({@code WritebackPerPut}): zeros written 64 KiB at a time, 8.0 pages dirtied and 32.8 KB written per put,
+     * 38,492 puts/s; 4 KiB at a time, 0.64 pages and 2.6 KB, 133,032 puts/s (Chronicle Map: 0.50 pages, 151,101
+     * puts/s); with no zeros written at all (pages made by faults of the mapping), more than 1.3 TB written before
+     * the puts were stopped.
+     */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 12).asReadOnlyBuffer();
 
     private final String name;
     /** The real path under which {@link #OPEN} holds the file, or {@code null} if read-only. */
