@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * A concurrent hash map whose keys, values and structure (buckets, entries, locks) live off the Java heap, in a
+ * A concurrent hash map whose keys, values and structure (slot arrays, entries, locks) live off the Java heap, in a
  * {@link MemoryPool}. Implements {@link ConcurrentMap} completely; {@link #zc()} gives the zero-copy API.
  *
  * <p>Keys are compared and hashed by their serialized bytes: two keys are the same key exactly when their
@@ -129,12 +129,15 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * How many entries the table is sized for: it gets the number of segments (writers of different segments
-         * do not wait for each other) and, at first, bucket arrays for that many entries, but in memory at most 16 MiB
-         * of them; segments grow incrementally beyond that as entries arrive, so a large expected size commits little
-         * memory before entries do. A map in a {@link #file} gets all of them at once (11 to 25 bytes per expected
-         * entry): growing a segment rewrites a link in each of its entries, all over the file, which costs the kernel
-         * a rewrite of every page of them it had written back already. At least 0. {@link #build()} rejects an
-         * expected size whose bucket arrays alone (about 11 bytes per entry) would exceed the memory limit.
+         * do not wait for each other) and, at first, slot arrays for that many entries at 3/4 load, but in memory
+         * at most 16 MiB of them; a segment grows beyond that as entries arrive (it rehashes its slots into an array
+         * twice as large, under its lock), so a large expected size commits little memory before entries do. A map
+         * in a {@link #file} gets all of them at once (11 to 22 bytes per expected entry): no writer then waits for
+         * a rehash while the table fills, and the file does not keep the space of the smaller arrays. Without an
+         * expected size, or with a small one, a map on a large pool still gets enough segments (up to 4,096) for
+         * the pool's memory to run out before a segment's slot array reaches its largest size, one block: with
+         * 8 MiB blocks, up to about 2 billion entries. At least 0. {@link #build()} rejects an expected size whose
+         * slot arrays alone would exceed the memory limit.
          */
         public Builder<K, V> expectedSize(long entries) {
             if (entries < 0) {

@@ -4,7 +4,7 @@
  * <p>Two maps, both {@link java.lang.AutoCloseable}, whose keys and values are serialized into memory off the Java
  * heap:
  * <ul>
- *   <li>{@link io.grove.GroveHashMap}: a complete {@link java.util.concurrent.ConcurrentMap} whose buckets, entries
+ *   <li>{@link io.grove.GroveHashMap}: a complete {@link java.util.concurrent.ConcurrentMap} whose slots, entries
  *       and locks live off heap too; optionally bounded in entries or bytes, evicting by a CLOCK sweep (told to an
  *       {@link io.grove.EvictionListener}; counted in {@link io.grove.MapStats} if the builder asked for it).
  *   <li>{@link io.grove.GroveSortedMap}: a complete {@link java.util.concurrent.ConcurrentNavigableMap} after the

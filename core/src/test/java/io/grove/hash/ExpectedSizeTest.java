@@ -40,38 +40,38 @@ class ExpectedSizeTest {
     }
 
     /**
-     * A map in a file gets its whole table at once: filling it to its expected size grows next to no segment (a
-     * growth rewrites a link in every entry of the segment, all over the file: {@code HashTable.initialBucketBits}),
-     * where the table in memory would double as a whole, as the file's did until 2026-11-25. (Keys fall in segments
+     * A map in a file gets its whole table at once: filling it to its expected size grows next to no segment
+     * ({@code HashTable.initialSlotBits}), where the table in memory would double as a whole, as the file's did until
+     * 2026-11-25. (Keys fall in segments
      * at random, so a few segments may still get more than the share they were sized for; these keys are fixed, so
      * the figure is too.)
      */
     @Test
     void aMapInAFileIsSizedWholeForItsExpectedSize(@TempDir Path dir) {
         Path file = dir.resolve("sized.grove");
-        long bucketsAtFirst;
+        long slotsAtFirst;
         try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
                 .file(file).maxFileSize(512 * MIB).expectedSize(3_000_000).build()) {
-            bucketsAtFirst = buckets(file);
-            assertTrue(bucketsAtFirst >= 3_000_000 * 4 / 3, "buckets: " + bucketsAtFirst);
+            slotsAtFirst = slots(file);
+            assertTrue(slotsAtFirst >= 3_000_000 * 4 / 3, "slots: " + slotsAtFirst);
             for (long k = 0; k < 3_000_000; k++) {
                 map.put(k, k);
             }
         }
-        long bucketsAfter = buckets(file);
-        assertTrue(bucketsAfter <= bucketsAtFirst * 101 / 100, "buckets " + bucketsAtFirst + " at first, "
-                + bucketsAfter + " after 3,000,000 puts");
+        long slotsAfter = slots(file);
+        assertTrue(slotsAfter <= slotsAtFirst * 101 / 100, "slots " + slotsAtFirst + " at first, "
+                + slotsAfter + " after 3,000,000 puts");
     }
 
-    /** The buckets {@code ./grove inspect} reports. */
-    private static long buckets(Path file) {
+    /** The slots {@code ./grove inspect} reports. */
+    private static long slots(Path file) {
         ByteArrayOutputStream report = new ByteArrayOutputStream();
         try (PrintStream out = new PrintStream(report, true, StandardCharsets.UTF_8)) {
             assertEquals(0, FileTool.run(new String[] {"inspect", file.toString()}, out, out));
         }
-        Matcher buckets = Pattern.compile("(\\d+) buckets").matcher(report.toString(StandardCharsets.UTF_8));
-        assertTrue(buckets.find(), report.toString(StandardCharsets.UTF_8));
-        return Long.parseLong(buckets.group(1));
+        Matcher slots = Pattern.compile("(\\d+) slots").matcher(report.toString(StandardCharsets.UTF_8));
+        assertTrue(slots.find(), report.toString(StandardCharsets.UTF_8));
+        return Long.parseLong(slots.group(1));
     }
 
     @Test

@@ -78,8 +78,9 @@ class GroveHashMapDifferentialTest {
 
     private static <K, V> void run(Domain<K> keys, Domain<V> values, long stream) {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
+            // a pool small enough for 16 segments, so that the large stream makes them grow
             try (GroveHashMap<K, V> map = GroveHashMap.builder(keys.serializer(), values.serializer())
-                    .expectedSize(1).build()) {
+                    .expectedSize(1).memoryLimit(256L << 20).build()) {
                 new Run<>(keys, values, map, SEED, stream).run();
             }
         }, () -> "did not finish in " + TIME_LIMIT + "; seed=" + SEED);
@@ -271,7 +272,7 @@ class GroveHashMapDifferentialTest {
                     fullCheck();
                 }
             }
-            // The map started at expectedSize(1) (16 segments of 16 buckets): this many entries made them grow.
+            // The map started at expectedSize(1) (16 segments of 16 slots): this many entries made them grow.
             assertTrue(largest > 1_000, at("the run never grew the map: at most " + largest + " entries"));
             fullCheck();
             op = "clear";

@@ -40,9 +40,10 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>Two generators: the default expected size, and {@code expectedSize(1)} with segments that have grown. Guava's
  * maps hold at most a handful of entries, too few to pass any segment's growth threshold (more than 12 entries in
- * one of at least 16 segments), so the second generator makes each map grow first: it inserts
- * {@value #GROWTH_FILLERS} filler entries (each segment's bucket array doubles about twice) and removes them again
- * before adding Guava's entries, so every test runs on a grown table whose removed slices are being reused.
+ * one of at least 16 segments), so the second generator makes each map grow first: on a pool small enough for 16
+ * segments, it inserts {@value #GROWTH_FILLERS} filler entries (each segment's slot array doubles about twice) and
+ * removes them again before adding Guava's entries, so every test runs on a grown table whose removed slices are
+ * being reused.
  *
  * <p>A third generator puts Guava's entries into a map in a new file, closes it and reopens it, so every test runs
  * on a table that came back from its file.
@@ -63,7 +64,7 @@ class GroveHashMapGuavaSuiteTest {
     @BeforeAll
     static void createPools() throws IOException {
         defaultSizePool = MemoryPool.builder().build();
-        growingPool = MemoryPool.builder().build();
+        growingPool = sixteenSegmentPool();
         fileDir = Files.createTempDirectory("grove-guava");
     }
 
@@ -106,10 +107,18 @@ class GroveHashMapGuavaSuiteTest {
         return suite("GroveHashMap[expectedSize=1, grown]", 1, GROWTH_FILLERS, () -> growingPool);
     }
 
-    /** The fillers of the second generator do make the table grow: its bucket arrays take more memory after. */
+    /**
+     * A pool whose maps of a small expected size have 16 segments: one small enough to fill before any segment's
+     * largest slot array does.
+     */
+    private static MemoryPool sixteenSegmentPool() {
+        return MemoryPool.builder().memoryLimit(64L << 20).build();
+    }
+
+    /** The fillers of the second generator do make the table grow: its slot arrays take more memory after. */
     @Test
     void fillersGrowTheTable() {
-        try (MemoryPool pool = MemoryPool.builder().build();
+        try (MemoryPool pool = sixteenSegmentPool();
                 GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
                         .expectedSize(1).pool(pool).build()) {
             long fresh = pool.footprint().liveBytes();
@@ -122,7 +131,7 @@ class GroveHashMapGuavaSuiteTest {
             assertTrue(map.isEmpty());
             long grown = pool.footprint().liveBytes();
             assertTrue(grown >= fresh + 16 * 3 * 16 * Long.BYTES,
-                    () -> "bucket arrays did not grow: " + fresh + " -> " + grown + " live bytes");
+                    () -> "slot arrays did not grow: " + fresh + " -> " + grown + " live bytes");
         }
     }
 

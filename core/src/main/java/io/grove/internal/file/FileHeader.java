@@ -40,9 +40,10 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
         String valueSerializer, long createdMillis) {
     /**
      * The format this code writes and the only one it reads. 2 (2026-11-25): the pool state records the boot id of
-     * the last open and whether the last close forced the file; files of format 1 were never released.
+     * the last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
+     * arrays, 16-byte entry headers with a check word. Files of formats 1 and 2 were never released.
      */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */

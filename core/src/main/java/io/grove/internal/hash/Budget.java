@@ -93,14 +93,14 @@ final class Budget {
      * Under segment {@code s}'s lock: reserves room for {@code entries} more entries and {@code bytes} more bytes
      * in segment {@code s} (amounts below 0 reserve nothing), evicting entries as described above and telling
      * {@code victims} of each. {@code entryBytes} is the size of the entry being written, {@code spared} the entry
-     * it replaces (0 if none), which is never evicted. Leaves the scratch's bucket and predecessor as they were.
+     * it replaces (0 if none), which is never evicted.
      *
      * @throws IllegalArgumentException if the entry alone is larger than the bound of bytes; nothing is evicted
      * @throws GroveOutOfMemoryException if other threads hold the missing budget for too long
      */
     void reserve(int s, long entries, long bytes, long entryBytes, long spared, Scratch scratch, Victims victims) {
         if (entryBytes > bound[BYTES]) {
-            throw new IllegalArgumentException("an entry of " + entryBytes + " bytes (32 bytes of fields, the padded"
+            throw new IllegalArgumentException("an entry of " + entryBytes + " bytes (16 bytes of fields, the padded"
                     + " key and the value) is larger than maximumBytes (" + bound[BYTES] + ")");
         }
         long needEntries = bound[ENTRIES] == Long.MAX_VALUE ? 0 : Math.max(0, entries);
@@ -108,54 +108,47 @@ final class Budget {
         if (takeOwn(s, needEntries, needBytes)) {
             return; // R1
         }
-        long bucket = scratch.bucket;
-        long previous = scratch.previous;
-        try {
-            long lastGain = System.nanoTime();
-            int segments = table.segmentCount();
-            for (int round = 0; ; round++) {
-                boolean gained = fromFree(s, needEntries, needBytes); // R2
-                if (takeOwn(s, needEntries, needBytes)) {
-                    return;
-                }
-                gained |= evict(s, s, needEntries, needBytes, spared, scratch, victims); // R3
-                if (takeOwn(s, needEntries, needBytes)) {
-                    return;
-                }
-                for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
-                    gained |= takeSpare((s + i) & (segments - 1), s, needEntries, needBytes); // R4
-                }
-                if (takeOwn(s, needEntries, needBytes)) {
-                    return;
-                }
-                for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
-                    int t = (s + i) & (segments - 1);
-                    long token = table.tryLock(t); // R5
-                    if (token >= 0) {
-                        try {
-                            gained |= evict(t, s, needEntries, needBytes, 0, scratch, victims);
-                        } finally {
-                            table.unlock(t, token);
-                        }
+        long lastGain = System.nanoTime();
+        int segments = table.segmentCount();
+        for (int round = 0; ; round++) {
+            boolean gained = fromFree(s, needEntries, needBytes); // R2
+            if (takeOwn(s, needEntries, needBytes)) {
+                return;
+            }
+            gained |= evict(s, s, needEntries, needBytes, spared, scratch, victims); // R3
+            if (takeOwn(s, needEntries, needBytes)) {
+                return;
+            }
+            for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
+                gained |= takeSpare((s + i) & (segments - 1), s, needEntries, needBytes); // R4
+            }
+            if (takeOwn(s, needEntries, needBytes)) {
+                return;
+            }
+            for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
+                int t = (s + i) & (segments - 1);
+                long token = table.tryLock(t); // R5
+                if (token >= 0) {
+                    try {
+                        gained |= evict(t, s, needEntries, needBytes, 0, scratch, victims);
+                    } finally {
+                        table.unlock(t, token);
                     }
                 }
-                if (takeOwn(s, needEntries, needBytes)) {
-                    return;
-                }
-                long now = System.nanoTime();
-                if (gained) {
-                    lastGain = now;
-                } else if (now - lastGain > GIVE_UP_NANOS) {
-                    throw new GroveOutOfMemoryException("cannot make room for " + needEntries + " entries and "
-                            + needBytes + " bytes within the map's bound (maximumSize " + bound[ENTRIES]
-                            + ", maximumBytes " + bound[BYTES] + "): for " + GIVE_UP_SECONDS + " s, the rest of the"
-                            + " bound was held by entries other threads were updating or kept locked");
-                }
-                Backoff.pause(round);
             }
-        } finally {
-            scratch.bucket = bucket;
-            scratch.previous = previous;
+            if (takeOwn(s, needEntries, needBytes)) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (gained) {
+                lastGain = now;
+            } else if (now - lastGain > GIVE_UP_NANOS) {
+                throw new GroveOutOfMemoryException("cannot make room for " + needEntries + " entries and "
+                        + needBytes + " bytes within the map's bound (maximumSize " + bound[ENTRIES]
+                        + ", maximumBytes " + bound[BYTES] + "): for " + GIVE_UP_SECONDS + " s, the rest of the"
+                        + " bound was held by entries other threads were updating or kept locked");
+            }
+            Backoff.pause(round);
         }
     }
 
@@ -250,7 +243,7 @@ final class Budget {
             }
             victims.evicting(victim, scratch);
             long size = table.entryBytes(victim);
-            table.unlink(t, scratch, victim);
+            table.unlinkAt(t, scratch.victimSlot, victim);
             if (bound[ENTRIES] != Long.MAX_VALUE) {
                 addSpare(s, ENTRIES, 1);
             }

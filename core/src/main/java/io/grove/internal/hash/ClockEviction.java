@@ -23,43 +23,41 @@ final class ClockEviction {
     }
 
     /**
-     * Under segment {@code s}'s lock: the CLOCK sweep. From the segment's hand, walks bucket by bucket; every entry
+     * Under segment {@code s}'s lock: the CLOCK sweep. From the segment's hand, walks slot by slot; every entry
      * passed has its use counter lowered, and the first entry found at 0 (other than {@code spared}) is the victim.
-     * Sets the victim's bucket and predecessor in {@code scratch} for {@link HashTable#unlink}, and leaves the hand
-     * on its bucket. Returns 0 if the segment holds no entry but {@code spared}. Counters are at most {@link
-     * EntryLayout#MAX_USES}, so the sweep passes each entry at most {@code MAX_USES + 1} times: amortized O(1).
+     * Sets the victim's slot in {@code scratch} for {@link HashTable#unlinkAt}, and leaves the hand on it. Returns 0
+     * if the segment holds no entry but {@code spared}. Counters are at most {@link EntryLayout#MAX_USES}, so the
+     * sweep passes each entry at most {@code MAX_USES + 1} times: amortized O(1).
      */
     long chooseVictim(int s, Scratch scratch, long spared) {
         MemorySegment sb = table.block(s);
         long so = table.offset(s);
-        table.growth().finish(sb, so);
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        long n = 1L << SegmentLayout.bucketBits(sb, so);
+        long slots = SegmentLayout.slots(sb, so);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long n = 1L << SegmentLayout.slotBits(sb, so);
         long hand = SegmentLayout.hand(sb, so);
         long others = SegmentLayout.count(sb, so) - (spared != 0 ? 1 : 0);
         if (others <= 0) {
             return 0;
         }
         for (long visited = 0; visited <= (EntryLayout.MAX_USES + 1) * n; visited++, hand++) {
-            long b = hand & (n - 1);
-            long previous = 0;
-            for (long e = SegmentLayout.bucket(bb, bo, b); e != 0; ) {
+            long i = hand & (n - 1);
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot == SlotLayout.EMPTY) {
+                continue;
+            }
+            long e = pool.currentReference(SlotLayout.granule(slot));
+            if (e != spared) {
                 MemorySegment eb = pool.segment(e);
                 long eo = pool.payloadOffset(e);
-                if (e != spared) {
-                    int uses = EntryLayout.uses(eb, eo);
-                    if (uses == 0) {
-                        scratch.bucket = b;
-                        scratch.previous = previous;
-                        SegmentLayout.setHand(sb, so, b);
-                        return e;
-                    }
-                    EntryLayout.setUses(eb, eo, uses - 1);
+                int uses = EntryLayout.uses(eb, eo);
+                if (uses == 0) {
+                    scratch.victimSlot = i;
+                    SegmentLayout.setHand(sb, so, i);
+                    return e;
                 }
-                previous = e;
-                e = EntryLayout.next(eb, eo);
+                EntryLayout.setUses(eb, eo, uses - 1);
             }
         }
         throw new IllegalStateException("segment " + s + " counts " + others + " entries to evict but none was found");

@@ -9,46 +9,52 @@ import java.lang.invoke.VarHandle;
  * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0            8              16           20           24            28           32      valueOffset
- *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+
- *            | next (ref) | stamp (long) | hash (int) | keyLength  | valueLength | uses (int) | key |  | value       |
- *            +------------+--------------+------------+------------+-------------+------------+-----+--+-------------+
+ * byte offset 0              8                 12             16                  valueOffset            slice end
+ *            +--------------+-----------------+--------------+-----+------------+---------------------+
+ *            | stamp (long) | key word (int)  | check (int)  | key | padding    | value               |
+ *            +--------------+-----------------+--------------+-----+------------+---------------------+
+ * key word:   31  30 29                                   0
+ *            +------+--------------------------------------+
+ *            | uses |  key length in bytes (30 bits)       |
+ *            +------+--------------------------------------+
  * </pre>
  *
  * <ul>
- *   <li>next: the reference of the next entry in the bucket's chain, or 0.
  *   <li>stamp: a seqlock over the value's bytes ({@link io.grove.internal.view.SliceStamp}, whose protocol and
  *       memory ordering it follows). Even while nobody changes them; an in-place update of the zero-copy API (under
  *       the segment's lock) makes it odd before it writes the value and even again after. A lock-free reader
- *       reads it, waits while it is odd, reads the value and checks it is unchanged. Only
- *       readers of this entry's value wait for its in-place updates; the segment's version does not move for them.
- *       An update that resizes the value moves the whole entry to a new slice and leaves the old one's stamp odd:
- *       the old slice is deleted, which a waiting reader sees through Nova's validation.
- *   <li>hash: the low 32 bits of the key's 64-bit hash ({@link KeyHash}); compared before the key bytes.
- *   <li>valueLength: the value's length; the slice's payload is exactly {@link #sizeFor} bytes, so a reader
- *       that validates the slice may take the length from the slice instead. Kept here so that a lock-free
- *       {@code get} reads nothing outside the entry's first cache lines (the slice header may sit in the line
- *       before).
- *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's
- *       write protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep.
- *   <li>key: the serialized key, immutable for the entry's lifetime.
- *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice. A lookup
- *       and the value it finds are one slice: one cache miss fewer than a separate value slice. Changed in place
- *       only by an in-place update of the zero-copy API; a put, or an update that resizes the value, replaces the
- *       whole entry by a new slice.
+ *       reads it, waits while it is odd, reads the value and checks it is unchanged. Only readers of this entry's
+ *       value wait for its in-place updates; the segment's version does not move for them. An update that resizes
+ *       the value moves the whole entry to a new slice and leaves the old one's stamp odd: the old slice is
+ *       deleted, which a waiting reader sees through Nova's validation.
+ *   <li>key length: the serialized key's length; a slice holds at most 2<sup>30</sup> bytes (the largest block
+ *       size), so 30 bits hold it.
+ *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's write
+ *       protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep. Each writer
+ *       stores the whole key word with the key length unchanged.
+ *   <li>check: in a table in a file, a 32-bit hash of the key length, the key and the value ({@link #check}),
+ *       written after them and before the entry is linked or its stamp made even again: an entry whose check does
+ *       not match its bytes was torn (an operating-system crash wrote back some of its pages and not others).
+ *       Not maintained (0) in a table in memory, where no crash can leave a torn entry behind.
+ *   <li>key: the serialized key, immutable for the entry's lifetime. The hash is not stored: the slot that links
+ *       the entry carries the bits a lookup compares ({@link SlotLayout}), and a repair or a check recomputes it.
+ *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice: its
+ *       length is the slice's payload length (in Nova's header, 16 bytes before the stamp, so mostly on the same
+ *       cache line) minus {@link #valueOffset}. A lookup and the value it finds are one slice: one cache miss
+ *       fewer than a separate value slice. Changed in place only by an in-place update of the zero-copy API; a
+ *       put, or an update that resizes the value, replaces the whole entry by a new slice.
  * </ul>
  * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
  * ({@link SegmentLayout}) or while the slice is still private.
  */
 final class EntryLayout {
-    static final int NEXT = 0;
-    static final int STAMP = 8;
-    static final int HASH = 16;
-    static final int KEY_LENGTH = 20;
-    static final int VALUE_LENGTH = 24;
-    static final int USES = 28;
-    static final int KEY = 32;
+    static final int STAMP = 0;
+    static final int KEY_WORD = 8;
+    static final int CHECK = 12;
+    static final int KEY = 16;
     static final int MAX_USES = 3;
+    private static final int KEY_LENGTH_MASK = (1 << 30) - 1;
+    private static final int USES_SHIFT = 30;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
@@ -65,22 +71,6 @@ final class EntryLayout {
         return valueOffset(keyLength) + valueLength;
     }
 
-    static long next(MemorySegment block, long entry) {
-        return (long) LONG.get(block, entry + NEXT);
-    }
-
-    static void setNext(MemorySegment block, long entry, long next) {
-        LONG.set(block, entry + NEXT, next);
-    }
-
-    /**
-     * Release: the stores before it are ordered before it, by the compiler too, so that a process killed at any
-     * instruction never leaves an entry linked before it is written, nor a chain cut.
-     */
-    static void setNextRelease(MemorySegment block, long entry, long next) {
-        LONG.setRelease(block, entry + NEXT, next);
-    }
-
     /** Where entry {@code entry}'s stamp is in its block: a {@link io.grove.internal.view.SliceStamp}. */
     static long stampAt(long entry) {
         return entry + STAMP;
@@ -91,39 +81,42 @@ final class EntryLayout {
         LONG.set(block, entry + STAMP, 0L);
     }
 
-    static int hash(MemorySegment block, long entry) {
-        return (int) INT.get(block, entry + HASH);
-    }
-
     static int keyLength(MemorySegment block, long entry) {
-        return (int) INT.get(block, entry + KEY_LENGTH);
-    }
-
-    static int valueLength(MemorySegment block, long entry) {
-        return (int) INT.get(block, entry + VALUE_LENGTH);
-    }
-
-    static void setValueLength(MemorySegment block, long entry, int valueLength) {
-        INT.set(block, entry + VALUE_LENGTH, valueLength);
+        return (int) INT.get(block, entry + KEY_WORD) & KEY_LENGTH_MASK;
     }
 
     static int uses(MemorySegment block, long entry) {
-        return (int) INT.get(block, entry + USES);
+        return (int) INT.get(block, entry + KEY_WORD) >>> USES_SHIFT;
     }
 
     static void setUses(MemorySegment block, long entry, int uses) {
-        INT.set(block, entry + USES, uses);
+        INT.set(block, entry + KEY_WORD, keyLength(block, entry) | uses << USES_SHIFT);
+    }
+
+    static int storedCheck(MemorySegment block, long entry) {
+        return (int) INT.get(block, entry + CHECK);
+    }
+
+    /**
+     * The check of the entry at {@code entry} whose payload has {@code length} bytes: a hash of its key length and
+     * of every byte from the key to the end of the value (the stamp and the use counter excluded, as they change
+     * without the entry's content changing).
+     */
+    static int check(MemorySegment block, long entry, int length) {
+        long h = KeyHash.of(block, entry + KEY, length - KEY) + keyLength(block, entry) * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ h >>> 32);
+    }
+
+    /** Stores the check of the entry's present bytes ({@link #check}). */
+    static void seal(MemorySegment block, long entry, int length) {
+        INT.set(block, entry + CHECK, check(block, entry, length));
     }
 
     /** Writes the fixed fields of a new entry and its key; the value is written separately. */
-    static void initialize(MemorySegment block, long entry, int hash, MemorySegment key, int keyLength,
-            int valueLength, int uses) {
-        LONG.set(block, entry + NEXT, 0L);
+    static void initialize(MemorySegment block, long entry, MemorySegment key, int keyLength, int uses) {
         LONG.set(block, entry + STAMP, 0L);
-        INT.set(block, entry + HASH, hash);
-        INT.set(block, entry + KEY_LENGTH, keyLength);
-        INT.set(block, entry + VALUE_LENGTH, valueLength);
-        INT.set(block, entry + USES, uses);
+        INT.set(block, entry + KEY_WORD, keyLength | uses << USES_SHIFT);
+        INT.set(block, entry + CHECK, 0);
         MemorySegment.copy(key, 0, block, entry + KEY, keyLength);
     }
 }

@@ -9,38 +9,42 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
 /**
- * The off-heap structure of {@link OffHeapHashMap}: segments, bucket arrays and entry chains, all in Nova slices of
- * one {@link Pool}, referring to each other by references (offsets), never by Java objects or addresses.
+ * The off-heap structure of {@link OffHeapHashMap}: segments, slot arrays and entries, all in Nova slices of one
+ * {@link Pool}, referring to each other by references and granules (offsets), never by Java objects or addresses.
  *
  * <p>Implementation notes.
  *
  * <p><b>Shape.</b> A fixed power-of-two number of segments, chosen from the expected size. A key's 64-bit hash
- * ({@link KeyHash}) picks the segment by its top bits and the bucket by its low 32 bits. Each segment
- * ({@link SegmentLayout}) has a lock, a seqlock version, a count and a bucket array of chained entries
- * ({@link EntryLayout}); the directory ({@link DirectoryLayout}) lists the segments' references. A bounded map's
- * bound is accounted by {@link Budget}, its evictions chosen by {@link ClockEviction}.
+ * ({@link KeyHash}) picks the segment by its top bits and the home slot by its low bits. Each segment
+ * ({@link SegmentLayout}) has a lock, a seqlock version, a count and an open-addressed slot array with linear
+ * probing ({@link SlotLayout}): a slot holds a tag of the key's hash next to the granule of the entry
+ * ({@link EntryLayout}: one slice holding fields, key and value). A lookup reads the segment record, probes the
+ * slot array comparing tags (one cache line for most lookups) and reads the entry whose tag matches: a wrong
+ * candidate costs an entry miss only when 29 - log2(slots) hash bits collide. The directory
+ * ({@link DirectoryLayout}) lists the segments' references. A bounded map's bound is accounted by {@link Budget},
+ * its evictions chosen by {@link ClockEviction}.
  *
  * <p><b>Writers</b> (MapHash §3.5 and §3.7: a lock per chain, here per segment): take the segment's lock (a CAS spin
- * lock in the segment record, off heap so that it can later work across processes), search, and change the chains only
- * inside a mutation (version odd). An entry is one slice holding its key and its value, so a lookup costs
- * one cache miss for the entry and none more for the value. A new entry is written while private, before the
- * mutation links it; a put on a present key links a new entry in the old one's place (so handles on the old value
- * fail, as the zero-copy API promises); removed and replaced entries are deleted through Nova after the mutation.
- * Only the zero-copy API's in-place updates write into a linked entry, inside a mutation.
+ * lock in the segment record, off heap so that it can work across processes), search, and change slots only
+ * inside a mutation (version odd). A new entry is written (and, in a file, sealed with its check word) while
+ * private, before one release store of its slot links it; a put on a present key stores the new entry's slot in
+ * the old one's place (so handles on the old value fail, as the zero-copy API promises); a removal empties the
+ * slot and shifts the rest of its run back (no tombstones, so probe lengths do not grow with churn). Removed and
+ * replaced entries are deleted through Nova after the mutation. Only the zero-copy API's in-place updates write
+ * into a linked entry, under its stamp.
  *
  * <p><b>Readers</b> take no lock and never wait for a writer of another key. (1) The search: read the segment's
- * version (waiting while it is odd: a short mutation of the chains, never user code), search, fence loads and
+ * version (waiting while it is odd: a short mutation of the slots, never user code), probe, fence loads and
  * re-read the version; if it changed, search again ({@link OffHeapHashMap#findLinked}). A reader may follow a stale
- * reference into memory Nova reused (a removed entry's slice, now someone else's): that can only happen if the
- * segment mutated meanwhile, so the version check rejects whatever it read; a search is bounded by the segment's
- * count so that a cycle through reused memory cannot trap it, and any exception a stale read causes is discarded
- * in the same way. (2) The value of the entry found: read under the entry's stamp ({@link EntryLayout}), which
- * only in-place updates of that entry move ({@link OffHeapHashMap#readValueLockFree}); the bytes are accepted if
- * the stamp did not move and the entry is intact ({@link #isIntact}: the segment did not mutate since the search,
- * or else the entry's slice is still live).
+ * granule into memory Nova reused (a removed entry's slice, or a replaced slot array, now someone else's): that can
+ * only happen if the segment mutated meanwhile, so the version check rejects whatever it read; a probe is bounded
+ * by the array's size, and any exception a stale read causes is discarded in the same way. (2) The value of the
+ * entry found: read under the entry's stamp ({@link EntryLayout}), which only in-place updates of that entry move
+ * ({@link OffHeapHashMap#readValueLockFree}); the bytes are accepted if the stamp did not move and the entry is
+ * intact ({@link #isIntact}: the segment did not mutate since the search, or else the entry's slice is still
+ * live).
  *
- * <p><b>Growth</b> is incremental, per segment ({@link SegmentGrowth}): readers look in the key's old bucket first
- * and follow {@code MOVED} to the new array.
+ * <p><b>Growth</b> doubles one segment's slot array at a time, rehashing from the slots alone ({@link SegmentGrowth}).
  *
  * <p><b>Close on a shared pool</b> ({@link #close}) frees the table while other maps keep using the pool, and
  * while operations on this map may still run: each segment is locked for good, its version left odd and its lock
@@ -57,11 +61,11 @@ import java.lang.invoke.VarHandle;
  * failed search under the lock: the moment the lock is held.
  *
  * <p><b>Notation.</b> {@code s}: segment index; {@code sb}/{@code so}: a segment's block and offset; {@code e}: an
- * entry reference; {@code eb}/{@code eo}: an entry's block and payload offset; {@code bb}/{@code bo}: the bucket
- * array's.
+ * entry reference; {@code eb}/{@code eo}: an entry's block and payload offset; {@code ab}/{@code ao}: the slot
+ * array's; {@code i}: a slot index.
  */
 final class HashTable {
-    /** What a lock-free search returns when it gave up because the chain it followed was not a real chain. */
+    /** What a lock-free search returns when it gave up because the slots it probed were not a real array. */
     static final long RETRY = -1;
 
     private final Pool pool;
@@ -78,17 +82,20 @@ final class HashTable {
     private final boolean sharedPool;
     private final int segmentShift;
     private final SegmentGrowth growth;
+    /** Whether entries carry a check word ({@link EntryLayout}): in a table in a file. */
+    private final boolean checked;
     /** Set by {@link #quiesce}: a lock taken after it is given back at once, and its operation fails as closed. */
     private volatile boolean quiescing;
 
     /**
-     * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialBucketBits}), with the
+     * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialSlotBits}), with the
      * budget {@code freeEntries} and {@code freeBytes} in its directory ({@link Budget}; 0 when unbounded).
      * {@code sharedPool}: whether other maps draw on {@code pool} too.
      */
-    HashTable(Pool pool, boolean sharedPool, int segmentBits, int bucketBits, long freeEntries, long freeBytes) {
+    HashTable(Pool pool, boolean sharedPool, int segmentBits, int slotBits, long freeEntries, long freeBytes) {
         this.pool = pool;
         this.sharedPool = sharedPool;
+        this.checked = pool.inFile();
         int segments = 1 << segmentBits;
         this.segmentShift = 63 - segmentBits;
         this.growth = new SegmentGrowth(pool);
@@ -103,7 +110,7 @@ final class HashTable {
         int arrays = 0;
         try {
             // All segment records first, so that they lie side by side in a few pages rather than one per page
-            // between the bucket arrays: every operation reads one, and a TLB miss on it is avoidable.
+            // between the slot arrays: every operation reads one, and a TLB miss on it is avoidable.
             for (; records < segments; records++) {
                 long segment = pool.allocate(SegmentLayout.SIZE);
                 DirectoryLayout.setSegment(db, dof, records, segment);
@@ -112,12 +119,12 @@ final class HashTable {
                 segmentOffsets[records] = pool.payloadOffset(segment);
             }
             for (; arrays < segments; arrays++) {
-                long buckets = growth.newBucketArray(bucketBits);
-                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], buckets, bucketBits);
+                long slots = growth.newSlotArray(slotBits);
+                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], slots, slotBits);
             }
         } catch (RuntimeException | Error e) {
             for (int s = 0; s < arrays; s++) { // nothing was shared yet: give back what was taken
-                pool.deletePrivate(SegmentLayout.buckets(segmentBlocks[s], segmentOffsets[s]));
+                pool.deletePrivate(SegmentLayout.slots(segmentBlocks[s], segmentOffsets[s]));
             }
             for (int s = 0; s < records; s++) {
                 pool.deletePrivate(segmentRefs[s]);
@@ -137,6 +144,7 @@ final class HashTable {
     HashTable(Pool pool, boolean sharedPool, long directory) {
         this.pool = pool;
         this.sharedPool = sharedPool;
+        this.checked = pool.inFile();
         this.directory = directory;
         if (!pool.isLive(directory)) {
             throw new IllegalStateException("no live hash table directory at reference " + directory);
@@ -173,59 +181,68 @@ final class HashTable {
 
     /**
      * log2 of the number of segments for {@code expectedSize} entries: about one per 512 expected entries, 16 to
-     * 4,096, and no more than {@code maxEntries} (a bounded map's segments each hold at least one entry).
+     * 4,096, and no more than {@code maxEntries} (a bounded map's segments each hold at least one entry). At least
+     * as many, up to 4,096, as it takes for the pool's memory ({@code memoryLimit}) to run out before the segments
+     * fill 7/8 of their largest slot arrays ({@code maxSliceSize / 8} slots, {@link SegmentGrowth}) with entries of
+     * the smallest size ({@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot): so a map built without an
+     * expected size still holds as much as its pool does, for a slot array cannot outgrow one slice. With the
+     * default 8 MiB blocks a segment holds half a million slots, and a pool of 9 GB makes 1,024 segments.
      */
-    static int segmentBits(long expectedSize, long maxEntries) {
+    static int segmentBits(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize) {
         int bits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
+        long slotsPerSegment = Math.min(1L << SlotLayout.MAX_BITS, Integer.highestOneBit(maxSliceSize / Long.BYTES));
+        long entriesPerSegment = slotsPerSegment - slotsPerSegment / 8;
+        long fillingSegments = memoryLimit / (SMALLEST_ENTRY + Long.BYTES) / entriesPerSegment;
+        bits = Math.max(bits, Math.min(12, 64 - Long.numberOfLeadingZeros(fillingSegments)));
         return Math.min(bits, 63 - Long.numberOfLeadingZeros(maxEntries));
     }
 
+    /** The bytes of the smallest entry's slice: Nova's 16-byte header and the entry's 16 bytes of fields. */
+    private static final int SMALLEST_ENTRY = 32;
+
     /**
-     * log2 of the buckets each of {@code 2^segmentBits} segments starts with: room for its share of
-     * {@code expectedSize} entries at 3/4 load ({@link #bucketsPerSegment}), within the largest bucket array of
-     * {@code maxSliceSize} bytes; in memory ({@code inFile} false) no more than {@value #MAX_INITIAL_BUCKET_BYTES}
-     * bytes of buckets in all, so that a large expected size does not commit memory before entries arrive
-     * (segments grow incrementally as they fill).
-     * A table in a file gets the full size at once: growing a segment rewrites the link of each of its entries,
-     * spread over the whole file, which re-dirties pages the kernel has written back already (filling 20M entries,
-     * the growths past the first 16 MiB of buckets made the kernel write 149 GB for a 6.7 GB table, and the fill
-     * stalled for 130 s: {@code BENCHMARKS.md}).
+     * log2 of the slots each of {@code 2^segmentBits} segments starts with: room for its share of
+     * {@code expectedSize} entries at 3/4 load ({@link #slotsPerSegment}), within the largest slot array
+     * ({@link SegmentGrowth#maxSlotBits}); in memory ({@code inFile} false) no more than
+     * {@value #MAX_INITIAL_SLOT_BYTES} bytes of slots in all, so that a large expected size does not commit memory
+     * before entries arrive (segments grow as they fill). A table in a file gets the full size at once: its file
+     * is sized for it anyway, and no writer then waits for a segment's rehash while the table fills.
      */
-    static int initialBucketBits(long expectedSize, int segmentBits, int maxSliceSize, boolean inFile) {
-        long perSegment = bucketsPerSegment(expectedSize, segmentBits);
-        int cap = 31 - Integer.numberOfLeadingZeros(maxSliceSize / Long.BYTES);
+    static int initialSlotBits(long expectedSize, int segmentBits, int maxSliceSize, boolean inFile) {
+        long perSegment = slotsPerSegment(expectedSize, segmentBits);
+        int cap = Math.min(SlotLayout.MAX_BITS, 31 - Integer.numberOfLeadingZeros(maxSliceSize / Long.BYTES));
         if (!inFile) {
-            cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_BUCKET_BYTES / Long.BYTES) - segmentBits);
+            cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_SLOT_BYTES / Long.BYTES) - segmentBits);
         }
-        return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_BUCKET_BITS,
-                Math.max(SegmentGrowth.MIN_BUCKET_BITS, cap));
+        return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_SLOT_BITS,
+                Math.max(SegmentGrowth.MIN_SLOT_BITS, cap));
     }
 
     /**
-     * The buckets a segment needs to hold its share of {@code expectedSize} entries at 3/4 load without growing:
+     * The slots a segment needs to hold its share of {@code expectedSize} entries at 3/4 load without growing:
      * the mean share plus four standard deviations (the keys fall in segments at random), so that one segment in
      * about 30,000 exceeds it.
      */
-    private static long bucketsPerSegment(long expectedSize, int segmentBits) {
+    private static long slotsPerSegment(long expectedSize, int segmentBits) {
         long mean = expectedSize >>> segmentBits;
         long share = mean + 4 * (long) Math.ceil(Math.sqrt(mean)) + 1;
         return share > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : share / 3 * 4 + 1;
     }
 
     /**
-     * The most bytes of bucket arrays a table in memory starts with: 16 MiB (1,024 buckets per segment with 2,048
+     * The most bytes of slot arrays a table in memory starts with: 16 MiB (1,024 slots per segment with 2,048
      * segments).
      */
-    static final long MAX_INITIAL_BUCKET_BYTES = 16L << 20;
+    static final long MAX_INITIAL_SLOT_BYTES = 16L << 20;
 
     /**
-     * The bytes of bucket arrays a table of {@code 2^segmentBits} segments has when it holds {@code expectedSize}
+     * The bytes of slot arrays a table of {@code 2^segmentBits} segments has when it holds {@code expectedSize}
      * entries at 3/4 load (each segment's array a power of two); {@link Long#MAX_VALUE} if that does not fit a
      * {@code long}.
      */
-    static long bucketBytesAt(long expectedSize, int segmentBits) {
-        long perSegment = bucketsPerSegment(expectedSize, segmentBits);
-        int bits = Math.max(SegmentGrowth.MIN_BUCKET_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
+    static long slotBytesAt(long expectedSize, int segmentBits) {
+        long perSegment = slotsPerSegment(expectedSize, segmentBits);
+        int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
         return bits + segmentBits + 3 >= 63 ? Long.MAX_VALUE : 1L << (bits + segmentBits + 3);
     }
 
@@ -330,51 +347,41 @@ final class HashTable {
 
     /**
      * Searches segment {@code s} for the key in {@code scratch} without the lock: the entry, 0 if absent, or
-     * {@link #RETRY} if the walk exceeded any real chain's length. The result means something only if
-     * {@link #isStable} holds afterwards.
+     * {@link #RETRY} if the probe passed every slot of the array (no real array is full). The result means something
+     * only if {@link #isStable} holds afterwards.
      */
     long findLockFree(int s, Scratch scratch) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long bound = SegmentLayout.count(sb, so) + 2;
-        long e = chainHead(sb, so, scratch.keyHash());
-        int hash = (int) scratch.keyHash();
-        for (long steps = 0; e != 0; steps++) {
-            if (steps > bound || recordGone(s, steps)) {
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long hash = scratch.keyHash();
+        long tag = SlotLayout.tagBits(hash);
+        long i = SlotLayout.homeOf(hash, mask);
+        for (long steps = 0; steps <= mask; steps++, i = (i + 1) & mask) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot == SlotLayout.EMPTY) {
+                return 0;
+            }
+            if (SlotLayout.tagOf(slot) == tag && matches(SlotLayout.granule(slot), scratch)) {
+                return pool.currentReference(SlotLayout.granule(slot));
+            }
+            if (recordGone(s, steps)) {
                 return RETRY;
             }
-            MemorySegment eb = pool.segment(e);
-            long eo = pool.payloadOffset(e);
-            if (matches(eb, eo, hash, scratch)) {
-                return e;
-            }
-            e = EntryLayout.next(eb, eo);
         }
-        return 0;
+        return RETRY;
     }
 
     /**
      * Checked now and then by lock-free walks: whether segment {@code s}'s record was deleted by {@link #close}, so
-     * that the bound the walk read from it may be another map's bytes; the walk then gives up and its validation
+     * that the array the walk read from it may be another map's bytes; the walk then gives up and its validation
      * throws.
      */
     private boolean recordGone(int s, long steps) {
         return sharedPool && (steps & 63) == 63 && !pool.isLive(segmentRefs[s]);
-    }
-
-    /** The first entry of the chain that holds {@code hash}'s key: in the old array unless that bucket moved. */
-    private long chainHead(MemorySegment sb, long so, long hash) {
-        int bits = SegmentLayout.bucketBits(sb, so);
-        long old = SegmentLayout.oldBuckets(sb, so);
-        if (old != 0) {
-            long head = SegmentLayout.bucket(pool.segment(old), pool.payloadOffset(old),
-                    hash & ((1L << (bits - 1)) - 1));
-            if (head != SegmentLayout.MOVED) {
-                return head;
-            }
-        }
-        long buckets = SegmentLayout.buckets(sb, so);
-        return SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), hash & ((1L << bits) - 1));
     }
 
     /**
@@ -419,10 +426,12 @@ final class HashTable {
         checkNotHeldByCaller(segmentOf(hash));
     }
 
-    private static boolean matches(MemorySegment eb, long eo, int hash, Scratch scratch) {
+    /** Whether the entry whose slice header is at {@code granule} holds the key in {@code scratch}. */
+    private boolean matches(long granule, Scratch scratch) {
+        MemorySegment eb = pool.segment(granule);
+        long eo = pool.payloadOffset(granule);
         int length = scratch.keyLength();
-        return EntryLayout.hash(eb, eo) == hash
-                && EntryLayout.keyLength(eb, eo) == length
+        return EntryLayout.keyLength(eb, eo) == length
                 && MemorySegment.mismatch(eb, eo + EntryLayout.KEY, eo + EntryLayout.KEY + length,
                         scratch.key(), 0, length) == -1;
     }
@@ -501,32 +510,38 @@ final class HashTable {
     }
 
 
-    /** Under the lock: the entry holding the key in {@code scratch}, or 0; sets its bucket and predecessor. */
+    /** Under the lock: the entry holding the key in {@code scratch}, or 0. */
     long findLocked(int s, Scratch scratch) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        growth.continueGrowth(sb, so, scratch.keyHash());
-        long buckets = SegmentLayout.buckets(sb, so);
-        long index = scratch.keyHash() & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
-        scratch.bucket = index;
-        scratch.previous = 0;
-        int hash = (int) scratch.keyHash();
-        long e = SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), index);
-        while (e != 0) {
-            MemorySegment eb = pool.segment(e);
-            long eo = pool.payloadOffset(e);
-            if (matches(eb, eo, hash, scratch)) {
-                return e;
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long tag = SlotLayout.tagBits(scratch.keyHash());
+        for (long i = SlotLayout.homeOf(scratch.keyHash(), mask); ; i = (i + 1) & mask) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot == SlotLayout.EMPTY) {
+                return 0;
             }
-            scratch.previous = e;
-            e = EntryLayout.next(eb, eo);
+            if (SlotLayout.tagOf(slot) == tag && matches(SlotLayout.granule(slot), scratch)) {
+                return pool.currentReference(SlotLayout.granule(slot));
+            }
         }
-        return 0;
+    }
+
+    /**
+     * Under the lock, before a new entry for a key {@link #findLocked} did not find is made: grows the segment if
+     * the insertion would take it past 3/4 full ({@link SegmentGrowth}). Throws {@link GroveOutOfMemoryException}
+     * if the segment is full and cannot grow.
+     */
+    void makeRoomForOne(int s) {
+        growth.makeRoomForOne(s, segmentBlocks[s], segmentOffsets[s]);
     }
 
     /**
      * A new private entry for the key in {@code scratch} with room for a value of {@code valueLength} bytes, which
-     * the caller writes at {@link #valueOffset} before linking the entry. Throws
+     * the caller writes at {@link #valueOffset} and then {@link #seal}s before linking the entry. Throws
      * {@link GroveOutOfMemoryException} if it cannot be allocated.
      */
     long newEntry(Scratch scratch, int valueLength) {
@@ -539,124 +554,147 @@ final class HashTable {
                     + Math.max(0, pool.maxSliceSize() - EntryLayout.valueOffset(length)) + " bytes");
         }
         long e = pool.allocate((int) size);
-        EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e), (int) scratch.keyHash(), scratch.key(), length,
-                valueLength, 1);
+        EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e), scratch.key(), length, 1);
         return e;
     }
 
     /**
-     * Under the lock, after {@link #findLocked} found nothing: links the private entry {@code e} (made by
-     * {@link #newEntry} for the same key) at the head of the key's bucket. Starts growth if the segment is full.
+     * Records the check word of entry {@code e}, private or under the lock with its stamp odd, once its key and
+     * value are written: in a table in a file ({@link EntryLayout}); nothing in memory.
+     */
+    void seal(long e) {
+        if (checked) {
+            EntryLayout.seal(pool.segment(e), pool.payloadOffset(e), pool.length(e));
+        }
+    }
+
+    /**
+     * Under the lock, after {@link #findLocked} found nothing and {@link #makeRoomForOne} made room: links the private
+     * entry {@code e} (made by {@link #newEntry} for the same key, sealed) in the first empty slot from the key's
+     * home.
      */
     void insert(int s, Scratch scratch, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        EntryLayout.setNext(pool.segment(e), pool.payloadOffset(e), SegmentLayout.bucket(bb, bo, scratch.bucket));
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long i = SlotLayout.homeOf(scratch.keyHash(), mask);
+        while (SlotLayout.get(ab, ao, i) != SlotLayout.EMPTY) {
+            i = (i + 1) & mask;
+        }
         long count = SegmentLayout.count(sb, so) + 1;
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        SegmentLayout.setBucket(bb, bo, scratch.bucket, e);
+        SlotLayout.setRelease(ab, ao, i, SlotLayout.slot(scratch.keyHash(), Pool.granuleOf(e)));
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
-        growth.startIfFull(sb, so, count);
     }
 
     /**
-     * Under the lock: puts the private entry {@code fresh} (same key, new value) in the place of entry {@code old}
-     * in its chain, and deletes {@code old}. Handles on {@code old}'s key or value fail from then on.
+     * Under the lock: puts the private, sealed entry {@code fresh} (same key, of hash {@code hash}, new value) in
+     * the place of entry {@code old} and deletes {@code old}. Handles on {@code old}'s key or value fail from then on.
      */
-    void replace(int s, long old, long fresh) {
+    void replace(int s, long hash, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        long i = slotOf(s, hash, old);
+        MemorySegment ob = pool.segment(old);
+        long oo = pool.payloadOffset(old);
+        EntryLayout.setUses(pool.segment(fresh), pool.payloadOffset(fresh), EntryLayout.uses(ob, oo));
+        long slots = SegmentLayout.slots(sb, so);
+        long bytes = SegmentLayout.bytes(sb, so) + pool.length(fresh) - pool.length(old);
         SegmentLayout.beginMutation(sb, so);
-        replaceInMutation(s, old, fresh);
+        SlotLayout.setRelease(pool.segment(slots), pool.payloadOffset(slots), i,
+                SlotLayout.slot(hash, Pool.granuleOf(fresh)));
+        SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         pool.delete(old);
     }
 
-    /**
-     * Under the lock and inside a mutation: puts {@code fresh} in the place of {@code old} in its chain, keeping
-     * {@code old}'s use counter. The caller deletes {@code old} after the mutation.
-     */
-    void replaceInMutation(int s, long old, long fresh) {
+    /** Under the lock: the index of the slot that links entry {@code e}, whose key has hash {@code hash}. */
+    private long slotOf(int s, long hash, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        MemorySegment ob = pool.segment(old);
-        long oo = pool.payloadOffset(old);
-        MemorySegment fb = pool.segment(fresh);
-        long fo = pool.payloadOffset(fresh);
-        EntryLayout.setNext(fb, fo, EntryLayout.next(ob, oo));
-        EntryLayout.setUses(fb, fo, EntryLayout.uses(ob, oo));
-        // found by findLocked, so in the current array (its old bucket, if any, was moved first)
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        long index = EntryLayout.hash(ob, oo) & ((1L << SegmentLayout.bucketBits(sb, so)) - 1);
-        long e = SegmentLayout.bucket(bb, bo, index);
-        if (e == old) { // release: fresh's next is written first, even in a process killed here
-            SegmentLayout.setBucketRelease(bb, bo, index, fresh);
-        } else {
-            while (EntryLayout.next(pool.segment(e), pool.payloadOffset(e)) != old) {
-                e = EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long wanted = SlotLayout.slot(hash, Pool.granuleOf(e));
+        long i = SlotLayout.homeOf(hash, mask);
+        for (long steps = 0; steps <= mask; steps++, i = (i + 1) & mask) {
+            if (SlotLayout.get(ab, ao, i) == wanted) {
+                return i;
             }
-            EntryLayout.setNextRelease(pool.segment(e), pool.payloadOffset(e), fresh);
         }
-        SegmentLayout.setBytes(sb, so, SegmentLayout.bytes(sb, so) + pool.length(fresh) - pool.length(old));
+        throw new IllegalStateException("segment " + s + " does not link entry " + e + " from its home slot");
     }
 
     /**
-     * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value (of
-     * {@code valueLength} bytes) an in-place update that resized it has already written.
+     * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value an
+     * in-place update that resized it has already written; the caller seals it.
      */
-    void copyKeyAndFields(long from, long to, int valueLength) {
+    void copyKeyAndFields(long from, long to) {
         MemorySegment fromBlock = pool.segment(from);
         long fromOffset = pool.payloadOffset(from);
         MemorySegment toBlock = pool.segment(to);
         long toOffset = pool.payloadOffset(to);
         MemorySegment.copy(fromBlock, fromOffset, toBlock, toOffset,
                 EntryLayout.valueOffset(EntryLayout.keyLength(fromBlock, fromOffset)));
-        EntryLayout.setValueLength(toBlock, toOffset, valueLength);
         EntryLayout.resetStamp(toBlock, toOffset); // the copied stamp is odd: the update is still running
     }
 
-    /** Under the lock, after {@link #findLocked} found {@code e}: unlinks it and deletes its slice. */
-    void unlink(int s, Scratch scratch, long e) {
+    /** Under the lock, after {@link #findLocked} found {@code e} (its key has hash {@code hash}): unlinks it. */
+    void unlink(int s, long hash, long e) {
+        unlinkAt(s, slotOf(s, hash, e), e);
+    }
+
+    /**
+     * Under the lock: unlinks entry {@code e}, linked by slot {@code i}, and deletes its slice. The slot is emptied
+     * and the rest of its run shifted back: each later entry of the run whose home is not between the hole and
+     * itself moves into the hole, which moves to its slot, until the run ends; so every entry stays in the run
+     * from its home (the invariant of {@link SlotLayout}). A process killed in the middle leaves one entry in two
+     * slots, both in its run, which a reopen's repair ({@code TableRecovery}) removes.
+     */
+    void unlinkAt(int s, long i, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        MemorySegment eb = pool.segment(e);
-        long eo = pool.payloadOffset(e);
-        long next = EntryLayout.next(eb, eo);
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
         long count = SegmentLayout.count(sb, so) - 1;
         long bytes = SegmentLayout.bytes(sb, so) - pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        if (scratch.previous == 0) {
-            long buckets = SegmentLayout.buckets(sb, so);
-            SegmentLayout.setBucket(pool.segment(buckets), pool.payloadOffset(buckets), scratch.bucket, next);
-        } else {
-            EntryLayout.setNext(pool.segment(scratch.previous), pool.payloadOffset(scratch.previous), next);
-        }
+        shiftBack(ab, ao, mask, i);
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         pool.delete(e);
     }
 
+    /** Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back. */
+    static void shiftBack(MemorySegment ab, long ao, long mask, long hole) {
+        for (long j = (hole + 1) & mask; ; j = (j + 1) & mask) {
+            long slot = SlotLayout.get(ab, ao, j);
+            if (slot == SlotLayout.EMPTY) {
+                SlotLayout.setRelease(ab, ao, hole, SlotLayout.EMPTY);
+                return;
+            }
+            long home = SlotLayout.home(slot, mask);
+            if (SlotLayout.distance(home, j, mask) >= SlotLayout.distance(hole, j, mask)) {
+                // release stores, in order even in a process killed here: the copy lands before its old slot changes
+                SlotLayout.setRelease(ab, ao, hole, slot);
+                hole = j;
+            }
+        }
+    }
+
     /** What entry {@code e} counts against a byte bound: its whole slice's payload (fields, key and value). */
     long entryBytes(long e) {
         return pool.length(e);
-    }
-
-    /** Under the lock: makes the segment's version odd around a change of its chains. */
-    void beginMutation(int s) {
-        SegmentLayout.beginMutation(segmentBlocks[s], segmentOffsets[s]);
-    }
-
-    void endMutation(int s) {
-        SegmentLayout.endMutation(segmentBlocks[s], segmentOffsets[s]);
     }
 
     /**
@@ -693,27 +731,22 @@ final class HashTable {
     void clear(int s) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        growth.finish(sb, so);
         SegmentLayout.beginMutation(sb, so);
         deleteEntries(sb, so);
         SegmentLayout.endMutation(sb, so);
     }
 
-    /** Under the lock, inside a mutation, with no growth in progress: unlinks and deletes every entry. */
+    /** Under the lock, inside a mutation: empties every slot and deletes its entry. */
     private void deleteEntries(MemorySegment sb, long so) {
-        long buckets = SegmentLayout.buckets(sb, so);
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        long n = 1L << SegmentLayout.bucketBits(sb, so);
-        for (long b = 0; b < n; b++) {
-            long e = SegmentLayout.bucket(bb, bo, b);
-            SegmentLayout.setBucket(bb, bo, b, 0);
-            while (e != 0) {
-                MemorySegment eb = pool.segment(e);
-                long eo = pool.payloadOffset(e);
-                long next = EntryLayout.next(eb, eo);
-                pool.delete(e);
-                e = next;
+        long slots = SegmentLayout.slots(sb, so);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long n = 1L << SegmentLayout.slotBits(sb, so);
+        for (long i = 0; i < n; i++) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot != SlotLayout.EMPTY) {
+                SlotLayout.set(ab, ao, i, SlotLayout.EMPTY);
+                pool.delete(pool.currentReference(SlotLayout.granule(slot)));
             }
         }
         SegmentLayout.setCount(sb, so, 0);
@@ -722,7 +755,7 @@ final class HashTable {
 
     /**
      * Closes the table in a pool that stays open, while operations may still run: locks every segment for good
-     * with its version odd ({@link SegmentLayout#markClosed}) and deletes its entries and bucket array, then deletes
+     * with its version odd ({@link SegmentLayout#markClosed}) and deletes its entries and slot array, then deletes
      * the segment records and the directory. An operation that raced with the close fails with
      * {@link IllegalStateException}: a writer waiting for a lock announced its write to the record ({@link #lock}),
      * so Nova keeps the record from reuse until it read the closed mark; a later writer cannot announce a deleted
@@ -733,10 +766,9 @@ final class HashTable {
             MemorySegment sb = segmentBlocks[s];
             long so = segmentOffsets[s];
             long token = lock(s);
-            growth.finish(sb, so);
             SegmentLayout.beginMutation(sb, so); // never ended
             deleteEntries(sb, so);
-            pool.delete(SegmentLayout.buckets(sb, so));
+            pool.delete(SegmentLayout.slots(sb, so));
             SegmentLayout.markClosed(sb, so);
             endWrite(token);
         }
@@ -756,8 +788,8 @@ final class HashTable {
         return SegmentLayout.count(segmentBlocks[s], segmentOffsets[s]);
     }
 
-    int bucketBits(int s) {
-        return SegmentLayout.bucketBits(segmentBlocks[s], segmentOffsets[s]);
+    int slotBits(int s) {
+        return SegmentLayout.slotBits(segmentBlocks[s], segmentOffsets[s]);
     }
 
     /** Receives the entries a {@link #collectPosition} walk finds. */
@@ -767,51 +799,35 @@ final class HashTable {
 
     /**
      * Lock-free (validate afterwards): hands {@code sink} every entry of segment {@code s} whose hash is {@code p}
-     * modulo {@code 2^fixedBits}, where {@code fixedBits} is at most the segment's bucket bits (they only grow).
-     * Such entries are in the new array's buckets {@code p, p + 2^fixedBits, ...} and, during growth, in the old
-     * buckets not yet moved; an old array smaller than {@code 2^fixedBits} is filtered by hash. Returns
-     * {@code false} if the walk exceeded the segment's count (a chain through reused memory).
+     * modulo {@code 2^fixedBits}, where {@code fixedBits} is at most the segment's slot bits (they only grow).
+     * Such entries have their homes at {@code p, p + 2^fixedBits, ...} and lie in the runs that start there: each
+     * run is probed up to its first empty slot. Returns {@code false} if a probe passed every slot (not a real
+     * array).
      */
     boolean collectPosition(int s, long p, int fixedBits, EntrySink sink) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long budget = SegmentLayout.count(sb, so) + 2;
-        int bits = SegmentLayout.bucketBits(sb, so);
-        long old = SegmentLayout.oldBuckets(sb, so);
-        budget = visit(s, SegmentLayout.buckets(sb, so), bits, p, fixedBits, sink, budget);
-        if (budget >= 0 && old != 0) {
-            budget = visit(s, old, bits - 1, p, fixedBits, sink, budget);
-        }
-        return budget >= 0;
-    }
-
-    /** Visits one bucket array; returns the entries the walk may still pass, negative once exceeded. */
-    private long visit(int s, long array, int arrayBits, long p, int fixedBits, EntrySink sink, long budget) {
-        MemorySegment ab = pool.segment(array);
-        long ao = pool.payloadOffset(array);
-        long f = 1L << fixedBits;
-        long c = 1L << arrayBits;
-        long first = c <= f ? p & (c - 1) : p;
-        long step = c <= f ? c : f;
-        for (long j = first; j < c; j += step) {
-            long e = SegmentLayout.bucket(ab, ao, j);
-            if (e == SegmentLayout.MOVED) {
-                continue;
-            }
-            for (; e != 0; e = next(e)) {
-                if (--budget < 0 || recordGone(s, budget)) {
-                    return -1;
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long step = 1L << fixedBits;
+        for (long home = p; home <= mask; home += step) {
+            long steps = 0;
+            for (long i = home; ; i = (i + 1) & mask) {
+                long slot = SlotLayout.get(ab, ao, i);
+                if (slot == SlotLayout.EMPTY) {
+                    break;
                 }
-                if (c >= f || (EntryLayout.hash(pool.segment(e), pool.payloadOffset(e)) & (f - 1)) == p) {
-                    sink.accept(e);
+                if (++steps > mask || recordGone(s, steps)) {
+                    return false;
+                }
+                if (SlotLayout.home(slot, mask) == home) {
+                    sink.accept(pool.currentReference(SlotLayout.granule(slot)));
                 }
             }
         }
-        return budget;
-    }
-
-    long next(long e) {
-        return EntryLayout.next(pool.segment(e), pool.payloadOffset(e));
+        return true;
     }
 
     int keyLength(long e) {
@@ -844,11 +860,11 @@ final class HashTable {
     }
 
     /**
-     * The length of {@code e}'s value as its entry records it: exact under the lock; a lock-free reader must
-     * validate (the segment's version, or the slice) before it trusts it.
+     * The length of {@code e}'s value: its slice's payload after the fields and key. Exact under the lock; a
+     * lock-free reader must validate (the segment's version, or the slice) before it trusts it.
      */
     int valueLength(long e) {
-        return EntryLayout.valueLength(pool.segment(e), pool.payloadOffset(e));
+        return pool.lengthUnchecked(e) - EntryLayout.valueOffset(keyLength(e));
     }
 
     /** The offset of {@code e}'s key bytes in {@code pool.segment(e)}. */

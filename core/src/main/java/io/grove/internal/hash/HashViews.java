@@ -15,13 +15,15 @@ import java.util.function.Function;
 /**
  * The entry-set and key-set views of {@link OffHeapHashMap}, and their weakly consistent iterator.
  *
- * <p>The iterator walks segment by segment. Within a segment it fixes the bucket count {@code 2^b} it first saw
+ * <p>The iterator walks segment by segment. Within a segment it fixes the slot count {@code 2^b} it first saw
  * and visits positions {@code p = 0 .. 2^b - 1}; at each position it reads, in one lock-free read validated by the
  * segment's version, every entry whose hash is {@code p} modulo {@code 2^b} ({@link HashTable#collectPosition}).
- * Bucket counts only grow (doubling), so the positions partition the entries however often the segment grows
+ * Slot counts only grow (doubling), so the positions partition the entries however often the segment grows
  * meanwhile: an entry present throughout the iteration is returned exactly once. Within a position, entries come
- * in the order of their references, which moving buckets does not change. Keys and values
- * are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
+ * in the order of their references, which growth does not change. A segment whose entry count reads 0 when the
+ * walk reaches it is skipped: an entry present throughout the iteration keeps the count of its segment above 0 (a
+ * map on a large pool has many segments, mostly empty while it is small; {@link HashTable#segmentBits}). Keys and
+ * values are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
  */
 final class HashViews {
     private HashViews() {}
@@ -76,8 +78,8 @@ final class HashViews {
                     position++;
                 } else if (segment + 1 < table.segmentCount()) {
                     segment++;
-                    fixedBits = table.bucketBits(segment);
-                    position = 0;
+                    fixedBits = table.slotBits(segment);
+                    position = table.count(segment) == 0 ? 1L << fixedBits : 0; // nothing to read: skip it
                 } else {
                     return false;
                 }
@@ -107,10 +109,10 @@ final class HashViews {
                 foundCount = 0;
                 boolean complete = table.collectPosition(segment, position, fixedBits, this);
                 if (!complete && table.isStable(segment, version)) {
-                    throw new IllegalStateException("segment " + segment + " has more entries than its count");
+                    throw new IllegalStateException("segment " + segment + " has a slot array with no empty slot");
                 }
-                // Entries keep their references when buckets move, so this order does not change while the
-                // segment grows: two walks of an unchanged position agree.
+                // Growth keeps the entries' references, so this order does not change while the segment grows:
+                // two walks of an unchanged position agree.
                 Arrays.sort(found, 0, foundCount);
                 if (!complete || !table.isStable(segment, version)) {
                     return false;

@@ -183,7 +183,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
      * returned and a bounded map made room for its growth. If the computer throws, or room cannot be made, the
      * journal restores the bytes written in place and the resized copy is dropped: the value is as it was. In a map
      * in a file the value is first saved in the file too ({@link BeforeImage}), for a reopen after the process was
-     * killed during the update.
+     * killed during the update, and the entry's check word is recomputed before its stamp turns even.
      */
     private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
         SliceResizer resizer = scratch.resizer;
@@ -200,9 +200,12 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             if (resizer.moved()) {
                 long fresh = resizer.current();
                 long grown = map.reserveGrowth(s, e, fresh, scratch);
-                table.copyKeyAndFields(e, fresh, pool.length(fresh) - start);
-                table.replace(s, e, fresh); // deletes e, whose stamp stays odd
+                table.copyKeyAndFields(e, fresh);
+                table.seal(fresh);
+                table.replace(s, scratch.keyHash(), e, fresh); // deletes e, whose stamp stays odd
                 map.releaseShrink(s, grown);
+            } else {
+                table.seal(e);
             }
             done = true;
         } finally {

@@ -153,10 +153,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         String tableReport = table == null ? "no table yet"
                 : table.entries() + " entries in " + table.segments() + " segments; " + table.unlocked()
                         + " segment locks released, " + table.mutationsEnded() + " interrupted changes ended, "
-                        + table.growthsFixed() + " growth starts repaired, " + table.movesCompleted()
-                        + " growth moves completed, " + table.restoredValues() + " values put back as they were"
-                        + " before an in-place update cut off, " + table.tornValues() + " values found half-written"
-                        + " with nothing to put back, " + table.cuts() + " damaged chains cut";
+                        + table.growthsFixed() + " growths repaired, " + table.duplicatesRemoved()
+                        + " slots of a cut-off removal emptied, " + table.restoredValues() + " values put back as"
+                        + " they were before an in-place update cut off, " + table.tornValues() + " values found"
+                        + " half-written with nothing to put back, " + table.unsoundDropped() + " unsound entries"
+                        + " dropped (torn by an operating-system crash, or damaged), " + table.misplacedRelinked()
+                        + " entries linked again from their home slots";
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
                 + pool.recoveryCause() + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
@@ -165,14 +167,15 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {
-        int segmentBits = HashTable.segmentBits(expectedSize, bounds.maximumSize());
-        long tableBytes = HashTable.bucketBytesAt(expectedSize, segmentBits);
+        int segmentBits = HashTable.segmentBits(expectedSize, bounds.maximumSize(), pool.memoryLimit(),
+                pool.maxSliceSize());
+        long tableBytes = HashTable.slotBytesAt(expectedSize, segmentBits);
         if (tableBytes > pool.memoryLimit()) {
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
-                    + " bytes of buckets alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
+                    + " bytes of slots alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
         }
-        int bucketBits = HashTable.initialBucketBits(expectedSize, segmentBits, pool.maxSliceSize(), pool.inFile());
-        return new HashTable(pool, !ownsPool, segmentBits, bucketBits, Budget.initialFree(bounds.maximumSize()),
+        int slotBits = HashTable.initialSlotBits(expectedSize, segmentBits, pool.maxSliceSize(), pool.inFile());
+        return new HashTable(pool, !ownsPool, segmentBits, slotBits, Budget.initialFree(bounds.maximumSize()),
                 Budget.initialFree(bounds.maximumBytes()));
     }
 
@@ -251,6 +254,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         int size = SliceWriter.sizeOf(valueSerializer, value);
         long e = table.newEntry(scratch, size);
         SliceWriter.writeOrDelete(pool, valueSerializer, value, size, scratch.writeView, e, table.valueOffset(e));
+        table.seal(e);
         return e;
     }
 
@@ -292,6 +296,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     /** Under the lock, after {@link HashTable#findLocked} found nothing: links a new entry holding {@code value}. */
     void insertNew(int s, Scratch scratch, V value) {
+        table.makeRoomForOne(s);
         long fresh = newEntry(value, scratch);
         try {
             if (budget != null) {
@@ -316,7 +321,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.deletePrivate(fresh);
             throw e;
         }
-        table.replace(s, entry, fresh);
+        table.replace(s, scratch.keyHash(), entry, fresh);
         releaseShrink(s, grown);
         count(puts);
     }
@@ -345,7 +350,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Under the lock, after {@link HashTable#findLocked} found {@code e}: unlinks and deletes it. */
     void unlink(int s, Scratch scratch, long e) {
         long size = pool.length(e);
-        table.unlink(s, scratch, e);
+        table.unlink(s, scratch.keyHash(), e);
         if (budget != null) {
             budget.release(s, 1, size);
         }
@@ -494,7 +499,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     void checkNotCorrupted(int s, long version) {
         if (table.isStable(s, version)) {
-            throw new IllegalStateException("segment " + s + " has a chain longer than its count");
+            throw new IllegalStateException("segment " + s + " has a slot array with no empty slot");
         }
     }
 

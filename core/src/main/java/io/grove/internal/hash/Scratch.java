@@ -24,9 +24,8 @@ final class Scratch extends ScratchPool.Reusable {
     final SliceResizer resizer;
     /** The old bytes of the in-place update the current operation runs, to undo it if it fails. */
     final UndoJournal journal = new UndoJournal();
-    /** Set by a locked search: the bucket of the key, and the entry before the found one (0 if first). */
-    long bucket;
-    long previous;
+    /** Set by {@link ClockEviction#chooseVictim}: the slot of the victim it returned. */
+    long victimSlot;
     /** Set by {@link OffHeapHashMap#findLinked}: the segment version it checked, the found entry's value length. */
     long version;
     int valueLength;

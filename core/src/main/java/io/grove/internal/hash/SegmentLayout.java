@@ -6,77 +6,62 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The off-heap record of one segment of the hash map: its writer lock, its seqlock version, its entry count and
- * its bucket array. The only place that computes offsets inside a segment record or a bucket array.
+ * its slot array ({@link SlotLayout}). The only place that computes offsets inside a segment record.
  *
  * <pre>
- * segment record (payload of a slice, 104 bytes):
+ * segment record (payload of a slice, 80 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
- *            | lock (int)   | log2 buckets | version (long)    | count (long)      | buckets (ref)   |
+ *            | lock (int)   | log2 slots   | version (long)    | count (long)      | slots (ref)     |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
- *         32 | hand (long)                 | bytes (long)      | old buckets (ref) | cursor (long)   |
+ *         32 | hand (long)                 | bytes (long)      | owner (long)      | spare entries   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
- *         64 | owner (long)                | spare entries     | spare bytes       | moving (ref)    |
- *            +-----------------------------+-------------------+-------------------+-----------------+
- *         96 | journal (ref)               |
- *            +-----------------------------+
- * bucket array (payload of another slice): capacity (a power of two) longs, each the reference of the first
- * entry of the bucket's chain, or 0.
+ *         64 | spare bytes (long)          | journal (ref)     |
+ *            +-----------------------------+-------------------+
  * </pre>
  *
  * <ul>
  *   <li>lock: 0 free, 1 held, 2 closed (the map was closed on a pool that stays open: the segment is locked for
  *       good and its version stays odd, so every operation that still reaches it fails). Writers take it with a
- *       CAS (acquire) and drop it with {@code setRelease}. It lives off heap so that a later file-backed table is
+ *       CAS (acquire) and drop it with {@code setRelease}. It lives off heap so that a file-backed table is
  *       locked across processes.
  *   <li>version: a seqlock for lock-free readers. Even while the segment is stable; a writer holding the lock makes
  *       it odd ({@link #beginMutation}: an opaque store followed by a store-store fence, so no store of the
- *       mutation becomes visible before it) before it changes any chain, bucket array or value reference, and even
+ *       mutation becomes visible before it) before it changes any slot or the slot array, and even
  *       again ({@link #endMutation}, release) after. A reader reads it (acquire), reads what it needs, issues a
  *       load-load fence and checks that it is unchanged; so a reader that saw any store of a mutation sees the
  *       odd or the later version and retries.
- *   <li>log2 buckets: the bucket array holds {@code 1 << log2 buckets} buckets; entry {@code e} is in bucket
- *       {@code e.hash & (buckets - 1)}. Changed together with {@code buckets}, inside a mutation.
+ *   <li>log2 slots: the slot array holds {@code 1 << log2 slots} slots. Changed together with {@code slots}, inside
+ *       a mutation.
  *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
- *   <li>buckets: the reference of the bucket array slice; replaced when the segment grows.
- *   <li>old buckets, cursor: while the segment grows, the previous bucket array (half as many buckets) whose
- *       buckets are moved one by one into the new one; a moved bucket holds {@link #MOVED}. Old buckets below the
- *       cursor are all moved. 0 when no growth is in progress.
- *   <li>hand: the bucket the CLOCK eviction sweep of a bounded map looks at next.
+ *   <li>slots: the reference of the slot array slice; replaced by one twice as large when the segment grows.
+ *   <li>hand: the slot the CLOCK eviction sweep of a bounded map looks at next.
+ *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
+ *       a map bounded in bytes. Changed only under the lock.
  *   <li>owner: the {@link Thread#threadId() id} of the thread holding the lock, 0 while it is free; written by the
  *       holder only, so a thread that reads its own id there holds the lock. A thread about to wait for the lock,
  *       or for something only the holder ends, checks it first: a user function that runs under the lock and
  *       calls the map again would otherwise wait for itself for ever.
  *   <li>spare entries, spare bytes: in a bounded map, the part of the bound ({@link Budget}) the segment holds
- *       but does not use (resource {@link Budget#ENTRIES}, {@link Budget#BYTES}: offset {@code 72 + 8 * r});
+ *       but does not use (resource {@link Budget#ENTRIES}, {@link Budget#BYTES}: offset {@code 56 + 8 * r});
  *       changed atomically, by the holder of the lock and by other segments' writers that take it.
- *   <li>moving: while a growth move relinks an entry from an old bucket to the new array, that entry, else 0
- *       ({@link SegmentGrowth}): the one moment an entry is in neither chain, which a reopen after a killed process
- *       completes from here.
  *   <li>journal: in a map in a file, while an in-place update of an entry of the segment runs, the
  *       {@link BeforeImage} of its value, else 0: what a reopen after a killed process puts back.
- *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
- *       a map bounded in bytes. Changed only under the lock.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 104;
-    /** An old bucket whose entries were moved to the new array: never a reference (version 0 is never issued). */
-    static final long MOVED = 1;
+    static final int SIZE = 80;
     private static final int LOCK = 0;
     private static final int CLOSED = 2;
-    private static final int BUCKET_BITS = 4;
+    private static final int SLOT_BITS = 4;
     private static final int VERSION = 8;
     private static final int COUNT = 16;
-    private static final int BUCKETS = 24;
+    private static final int SLOTS = 24;
     private static final int HAND = 32;
     private static final int BYTES = 40;
-    private static final int OLD_BUCKETS = 48;
-    private static final int CURSOR = 56;
-    private static final int OWNER = 64;
-    private static final int SPARE = 72;
-    private static final int MOVING = 88;
-    private static final int JOURNAL = 96;
+    private static final int OWNER = 48;
+    private static final int SPARE = 56;
+    private static final int JOURNAL = 72;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -145,57 +130,36 @@ final class SegmentLayout {
         LONG.setRelease(block, segment + COUNT, count);
     }
 
-    static long buckets(MemorySegment block, long segment) {
-        return (long) LONG.get(block, segment + BUCKETS);
+    static long slots(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + SLOTS);
     }
 
     /** Release, so that a killed process leaves the growth fields in the order they were written. */
-    static void setBuckets(MemorySegment block, long segment, long bucketsRef) {
-        LONG.setRelease(block, segment + BUCKETS, bucketsRef);
+    static void setSlots(MemorySegment block, long segment, long slotsRef) {
+        LONG.setRelease(block, segment + SLOTS, slotsRef);
     }
 
-
-    static int bucketBits(MemorySegment block, long segment) {
-        return (int) INT.get(block, segment + BUCKET_BITS);
+    static int slotBits(MemorySegment block, long segment) {
+        return (int) INT.get(block, segment + SLOT_BITS);
     }
 
-    /** Release, as {@link #setBuckets}. */
-    static void setBucketBits(MemorySegment block, long segment, int bits) {
-        INT.setRelease(block, segment + BUCKET_BITS, bits);
+    /** Release, as {@link #setSlots}. */
+    static void setSlotBits(MemorySegment block, long segment, int bits) {
+        INT.setRelease(block, segment + SLOT_BITS, bits);
     }
 
-    static void initialize(MemorySegment block, long segment, long bucketsRef, int bucketBits) {
+    static void initialize(MemorySegment block, long segment, long slotsRef, int slotBits) {
         INT.set(block, segment + LOCK, 0);
-        INT.set(block, segment + BUCKET_BITS, bucketBits);
+        INT.set(block, segment + SLOT_BITS, slotBits);
         LONG.set(block, segment + VERSION, 0L);
         LONG.set(block, segment + COUNT, 0L);
-        LONG.set(block, segment + BUCKETS, bucketsRef);
+        LONG.set(block, segment + SLOTS, slotsRef);
         LONG.set(block, segment + HAND, 0L);
         LONG.set(block, segment + BYTES, 0L);
-        LONG.set(block, segment + OLD_BUCKETS, 0L);
-        LONG.set(block, segment + CURSOR, 0L);
         LONG.set(block, segment + OWNER, 0L);
         LONG.set(block, segment + SPARE, 0L);
         LONG.set(block, segment + SPARE + 8, 0L);
-        LONG.set(block, segment + MOVING, 0L);
         LONG.set(block, segment + JOURNAL, 0L);
-    }
-
-    static long oldBuckets(MemorySegment block, long segment) {
-        return (long) LONG.get(block, segment + OLD_BUCKETS);
-    }
-
-    /** Release, so that a killed process leaves the growth fields in the order they were written. */
-    static void setOldBuckets(MemorySegment block, long segment, long bucketsRef) {
-        LONG.setRelease(block, segment + OLD_BUCKETS, bucketsRef);
-    }
-
-    static long cursor(MemorySegment block, long segment) {
-        return (long) LONG.get(block, segment + CURSOR);
-    }
-
-    static void setCursor(MemorySegment block, long segment, long cursor) {
-        LONG.set(block, segment + CURSOR, cursor);
     }
 
     static long hand(MemorySegment block, long segment) {
@@ -212,15 +176,6 @@ final class SegmentLayout {
 
     static void setBytes(MemorySegment block, long segment, long bytes) {
         LONG.set(block, segment + BYTES, bytes);
-    }
-
-    static long moving(MemorySegment block, long segment) {
-        return (long) LONG.get(block, segment + MOVING);
-    }
-
-    /** Release: every store before it (the chains it brackets) is ordered before it, by the compiler too. */
-    static void setMoving(MemorySegment block, long segment, long entryRef) {
-        LONG.setRelease(block, segment + MOVING, entryRef);
     }
 
     static long journal(MemorySegment block, long segment) {
@@ -249,18 +204,5 @@ final class SegmentLayout {
 
     static void setSpare(MemorySegment block, long segment, int resource, long spare) {
         LONG.set(block, spareAt(segment, resource), spare);
-    }
-
-    /** Release: the stores before it are ordered before it, so a killed process never links a half-written entry. */
-    static void setBucketRelease(MemorySegment bucketsBlock, long buckets, long index, long entryRef) {
-        LONG.setRelease(bucketsBlock, buckets + index * Long.BYTES, entryRef);
-    }
-
-    static long bucket(MemorySegment bucketsBlock, long buckets, long index) {
-        return (long) LONG.get(bucketsBlock, buckets + index * Long.BYTES);
-    }
-
-    static void setBucket(MemorySegment bucketsBlock, long buckets, long index, long entryRef) {
-        LONG.set(bucketsBlock, buckets + index * Long.BYTES, entryRef);
     }
 }

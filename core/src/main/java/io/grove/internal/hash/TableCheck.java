@@ -4,39 +4,41 @@ import io.grove.internal.memory.Pool;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Walks a hash table at rest (no operation running on it), writing nothing, and checks every invariant of its format
- * ({@code docs/memory-layout.md}, "Hash map"), collecting each violation as a sentence naming the segment, bucket
+ * ({@code docs/memory-layout.md}, "Hash map"), collecting each violation as a sentence naming the segment, slot
  * and reference where it is. For the file tool's {@code verify} and for tests; never on an operation's path.
  *
- * <p>Checked, per segment: the record is live, unlocked, stable (even version), not closed and not in a growth
- * move; its bucket array (and the old one while it grows) is a live slice of exactly {@code 8 << bits} bytes
- * ({@code 8 << (bits - 1)}); old buckets below the cursor hold {@code MOVED} and no others do, and an entry is in
- * the new array only if its old bucket moved (growth invariants G1-G2 of {@link SegmentGrowth}); every entry
- * reached is a live slice whose length is what its key and value lengths make, whose stamp is even, whose stored
- * hash is the hash of its key bytes, and which lies in the segment and bucket of that hash; chains end within the
- * segment's count (no cycle); the entries found and their bytes add up to the segment's count and byte total.
+ * <p>Checked, per segment: the record is live, unlocked, stable (even version) and not closed; its slot array is a
+ * live slice of exactly {@code 8 << bits} bytes with at least one empty slot; every occupied slot names a live
+ * slice no other slot names, whose fields fit its length, whose stamp is even, whose key hashes to this segment and
+ * to the slot's tag, which lies in the run of occupied slots from its home (no empty slot between), and whose check
+ * word matches its bytes (in a table in a file); the entries found and their bytes add up to the segment's count
+ * and byte total.
  */
 public final class TableCheck {
     private final Pool pool;
     private final HashTable table;
+    private final boolean checked;
     private final List<String> problems = new ArrayList<>();
     private long entries;
     private long bytes;
-    private int growing;
-    private long buckets;
+    private long slots;
 
     /**
-     * What a walk found: the table's segments, the entries linked and their bytes, how many segments are growing,
-     * the buckets of their (new) bucket arrays, and every problem (none if the table is sound).
+     * What a walk found: the table's segments, the entries linked and their bytes, the slots of all arrays, and
+     * every problem (none if the table is sound).
      */
-    public record Report(int segments, long entries, long bytes, int growing, long buckets, List<String> problems) {}
+    public record Report(int segments, long entries, long bytes, long slots, List<String> problems) {}
 
     private TableCheck(Pool pool, HashTable table) {
         this.pool = pool;
         this.table = table;
+        this.checked = pool.inFile();
     }
 
     /** Walks the table rooted at {@code directory} on {@code pool}. */
@@ -45,7 +47,7 @@ public final class TableCheck {
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return new Report(0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
+            return new Report(0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
         TableCheck check = new TableCheck(pool, table);
         for (int s = 0; s < table.segmentCount(); s++) {
@@ -55,8 +57,7 @@ public final class TableCheck {
                 check.problem(s, "the walk stopped: " + e);
             }
         }
-        return new Report(table.segmentCount(), check.entries, check.bytes, check.growing, check.buckets,
-                check.problems);
+        return new Report(table.segmentCount(), check.entries, check.bytes, check.slots, check.problems);
     }
 
     private void problem(int s, String what) {
@@ -76,116 +77,105 @@ public final class TableCheck {
         if ((SegmentLayout.versionAcquire(sb, so) & 1) != 0) {
             problem(s, "in the middle of a mutation (odd version " + SegmentLayout.versionAcquire(sb, so) + ")");
         }
-        if (SegmentLayout.moving(sb, so) != 0) {
-            problem(s, "in the middle of a growth move (entry " + SegmentLayout.moving(sb, so) + ")");
-        }
-        int bits = SegmentLayout.bucketBits(sb, so);
-        if (bits < SegmentGrowth.MIN_BUCKET_BITS || bits > 40) {
-            problem(s, "a bucket array of 2^" + bits + " buckets");
+        int bits = SegmentLayout.slotBits(sb, so);
+        if (bits < SegmentGrowth.MIN_SLOT_BITS || bits > SlotLayout.MAX_BITS) {
+            problem(s, "a slot array of 2^" + bits + " slots");
             return;
         }
-        this.buckets += 1L << bits;
-        long count = SegmentLayout.count(sb, so);
-        long[] found = new long[2]; // entries, bytes
-        long buckets = SegmentLayout.buckets(sb, so);
-        if (!array(s, "bucket array", buckets, bits)) {
+        this.slots += 1L << bits;
+        long array = SegmentLayout.slots(sb, so);
+        if (!pool.isLive(array)) {
+            problem(s, "slot array: reference " + array + " is not a live slice");
             return;
         }
-        long old = SegmentLayout.oldBuckets(sb, so);
-        if (old != 0) {
-            growing++;
+        if (pool.length(array) != 8L << bits) {
+            problem(s, "slot array: " + pool.length(array) + " bytes for 2^" + bits + " slots");
+            return;
         }
-        if (old != 0 && array(s, "old bucket array", old, bits - 1)) {
-            long cursor = SegmentLayout.cursor(sb, so);
-            long oldCount = 1L << (bits - 1);
-            if (cursor < 0 || cursor > oldCount) {
-                problem(s, "growth cursor " + cursor + " outside the old array's " + oldCount + " buckets");
-            }
-            for (long b = 0; b < oldCount; b++) {
-                long first = bucket(old, b);
-                if (first == SegmentLayout.MOVED) {
-                    continue;
-                }
-                if (b < cursor) {
-                    problem(s, "old bucket " + b + " below the growth cursor " + cursor + " was not moved");
-                }
-                chain(s, "old bucket " + b, first, b, bits - 1, 0, count, found);
+        MemorySegment ab = pool.segment(array);
+        long ao = pool.payloadOffset(array);
+        long mask = (1L << bits) - 1;
+        long empty = -1;
+        for (long i = 0; i <= mask && empty < 0; i++) {
+            if (SlotLayout.get(ab, ao, i) == SlotLayout.EMPTY) {
+                empty = i;
             }
         }
-        for (long b = 0; b < 1L << bits; b++) {
-            long first = bucket(buckets, b);
-            if (first == SegmentLayout.MOVED) {
-                problem(s, "bucket " + b + " of the current array holds the MOVED marker");
+        if (empty < 0) {
+            problem(s, "no empty slot in the slot array: lookups of absent keys would not end");
+            return;
+        }
+        Set<Long> granules = new HashSet<>();
+        long found = 0;
+        long foundBytes = 0;
+        // From an empty slot on, so that every run is walked from its start and the distance to the last empty
+        // slot bounds how far each entry may be from its home.
+        long runStart = empty;
+        for (long k = 1; k <= mask + 1; k++) {
+            long i = (empty + k) & mask;
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot == SlotLayout.EMPTY) {
+                runStart = i;
                 continue;
             }
-            chain(s, "bucket " + b, first, b, bits, old, count, found);
+            long home = SlotLayout.home(slot, mask);
+            if (SlotLayout.distance(home, i, mask) >= SlotLayout.distance(runStart, i, mask)) {
+                problem(s, "slot " + i + ": its entry's home is slot " + home + ", before the empty slot " + runStart
+                        + ": lookups miss it");
+            }
+            if (!granules.add(SlotLayout.granule(slot))) {
+                problem(s, "slot " + i + ": names granule " + SlotLayout.granule(slot) + ", as another slot does");
+                continue;
+            }
+            long length = entry(s, i, slot);
+            if (length >= 0) {
+                found++;
+                foundBytes += length;
+            }
         }
-        if (found[0] != count) {
-            problem(s, "count " + count + ", but " + found[0] + " entries are linked");
+        long count = SegmentLayout.count(sb, so);
+        if (found != count) {
+            problem(s, "count " + count + ", but " + found + " entries are linked");
         }
         long total = SegmentLayout.bytes(sb, so);
-        if (found[1] != total) {
-            problem(s, "byte total " + total + ", but the linked entries take " + found[1]);
+        if (foundBytes != total) {
+            problem(s, "byte total " + total + ", but the linked entries take " + foundBytes);
         }
-        entries += found[0];
-        bytes += found[1];
+        entries += found;
+        bytes += foundBytes;
     }
 
-    private boolean array(int s, String name, long ref, int bits) {
-        if (!pool.isLive(ref)) {
-            problem(s, name + ": reference " + ref + " is not a live slice");
-            return false;
+    /** Checks the entry slot {@code i} names: its payload length, or -1 if it is not an entry. */
+    private long entry(int s, long i, long slot) {
+        long e = pool.currentReference(SlotLayout.granule(slot));
+        String where = "slot " + i + ": entry " + e;
+        if (!pool.isLive(e)) {
+            problem(s, "slot " + i + ": granule " + SlotLayout.granule(slot) + " is not a live slice");
+            return -1;
         }
-        if (pool.length(ref) != 8L << bits) {
-            problem(s, name + ": " + pool.length(ref) + " bytes for 2^" + bits + " buckets");
-            return false;
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        int keyLength = EntryLayout.keyLength(eb, eo);
+        int length = pool.length(e);
+        if (EntryLayout.valueOffset(keyLength) > length) {
+            problem(s, where + " of " + length + " bytes says its key has " + keyLength + " bytes");
+            return -1;
         }
-        return true;
-    }
-
-    private long bucket(long array, long b) {
-        return SegmentLayout.bucket(pool.segment(array), pool.payloadOffset(array), b);
-    }
-
-    /** Walks one chain of an array of {@code 2^bits} buckets; {@code old}: the old array if this is the new one. */
-    private void chain(int s, String where, long e, long b, int bits, long old, long count, long[] found) {
-        for (long steps = 0; e != 0; steps++) {
-            if (steps > count) {
-                problem(s, where + ": the chain is longer than the segment's count " + count + " (a cycle?)");
-                return;
-            }
-            if (!pool.isLive(e)) {
-                problem(s, where + ": entry reference " + e + " is not a live slice");
-                return;
-            }
-            MemorySegment eb = pool.segment(e);
-            long eo = pool.payloadOffset(e);
-            int keyLength = EntryLayout.keyLength(eb, eo);
-            int valueLength = EntryLayout.valueLength(eb, eo);
-            int length = pool.length(e);
-            if (keyLength < 0 || valueLength < 0 || EntryLayout.sizeFor(keyLength, valueLength) != length) {
-                problem(s, where + ": entry " + e + " of " + length + " bytes says key " + keyLength + " and value "
-                        + valueLength + " bytes");
-                return;
-            }
-            long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
-            if (SliceStamp.isWriting(stamp)) {
-                problem(s, where + ": entry " + e + " has an odd stamp " + stamp + " (an update did not finish)");
-            }
-            long hash = KeyHash.of(eb, eo + EntryLayout.KEY, keyLength);
-            if ((int) hash != EntryLayout.hash(eb, eo)) {
-                problem(s, where + ": entry " + e + " stores hash " + EntryLayout.hash(eb, eo)
-                        + " but its key hashes to " + (int) hash);
-            } else if (table.segmentOf(hash) != s || (hash & ((1L << bits) - 1)) != b) {
-                problem(s, where + ": entry " + e + " belongs to segment " + table.segmentOf(hash) + ", bucket "
-                        + (hash & ((1L << bits) - 1)));
-            } else if (old != 0 && bucket(old, hash & ((1L << (bits - 1)) - 1)) != SegmentLayout.MOVED) {
-                problem(s, where + ": entry " + e + " is in the new array but its old bucket "
-                        + (hash & ((1L << (bits - 1)) - 1)) + " was not moved (growth invariant G1): lookups miss it");
-            }
-            found[0]++;
-            found[1] += length;
-            e = EntryLayout.next(eb, eo);
+        long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
+        if (SliceStamp.isWriting(stamp)) {
+            problem(s, where + " has an odd stamp " + stamp + " (an update did not finish)");
         }
+        long hash = KeyHash.of(eb, eo + EntryLayout.KEY, keyLength);
+        if (table.segmentOf(hash) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
+            problem(s, where + ": its key belongs to segment " + table.segmentOf(hash) + " with tag "
+                    + Long.toHexString(SlotLayout.tagBits(hash)) + ", the slot has tag "
+                    + Long.toHexString(SlotLayout.tagOf(slot)));
+        }
+        if (checked && EntryLayout.check(eb, eo, length) != EntryLayout.storedCheck(eb, eo)) {
+            problem(s, where + ": check word " + Integer.toHexString(EntryLayout.storedCheck(eb, eo))
+                    + ", but its bytes give " + Integer.toHexString(EntryLayout.check(eb, eo, length))
+                    + " (a torn entry)");
+        }
+        return length;
     }
 }

@@ -6,66 +6,74 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Repairs a table whose process was killed while it used it, before the table is used again, and lists every slice
- * the table reaches so that the pool can free all others ({@link Pool#recover}).
+ * Repairs a table whose process was killed while it used it (or whose file was not forced before an
+ * operating-system crash), before the table is used again, and lists every slice the table reaches so that the pool
+ * can free all others ({@link Pool#recover}).
  *
  * <p>Implementation notes. What a killed process leaves in the table, and what this does about it (every store it
  * executed is in the file: the page cache outlives the process; the orders the table's writers keep are in
  * {@link HashTable}, {@link SegmentGrowth} and the layouts):
  * <ul>
  *   <li>a segment locked, its owner set: the lock and owner are cleared (no process holds the file);
- *   <li>a mutation begun (version odd): the version is made even. The chains are sound at every instruction of a
- *       mutation: an entry is written before the release store that links it, a replacement's {@code next} before
- *       the store that puts it in the chain, and an unlink is one store;
- *   <li>growth started half-way: an old array equal to the current one (the kill fell between recording the old
- *       array and installing the new one) means no growth; the bucket count follows the current array's length;
- *   <li>a growth move cut off ({@link SegmentLayout} {@code moving} names the entry in flight): the entry is
- *       linked into its new bucket unless it is still at the head of its old bucket or already in its new chain,
- *       then the rest of its old bucket is moved and the bucket marked moved: lookups search an old bucket that is
- *       not marked moved and nothing else, so they would miss the entries moved before the kill;
- *   <li>counts and byte totals off by the operation in flight: recounted from the chains;
+ *   <li>a mutation begun (version odd): the version is made even. The slots are sound at every instruction of a
+ *       mutation: an entry is written (and sealed) before the release store of its slot, a replacement is one slot
+ *       store, and a removal's shift copies each slot before it overwrites the copy's old place;
+ *   <li>a removal cut off in the middle of its shift: one entry in two slots of its run; the later one is emptied
+ *       (with the rest of its run shifted back, as a removal does);
+ *   <li>growth cut off between installing the new array and recording its size: the size follows the array's
+ *       length (a new array not installed yet is a private slice the sweep frees);
+ *   <li>counts and byte totals off by the operation in flight: recounted from the slots;
  *   <li>an in-place update of the zero-copy API cut off (entry stamp odd): its value is put back from the
- *       segment's journal ({@link BeforeImage}), which a map in a file records before the stamp turns odd, and
- *       the stamp made even; an odd stamp with no image for its entry (a table not built in a file, or a damaged
- *       image) is made even and the entry counted as torn, its value possibly half-written;
+ *       segment's journal ({@link BeforeImage}), which a map in a file records before the stamp turns odd, the
+ *       check word recomputed and the stamp made even; an odd stamp with no image for its entry (a damaged image) is
+ *       made even and the entry counted as torn;
  *   <li>the bound's budget of a bounded map (spare budget in segments, budget in transit in a thread): every
  *       segment's spare goes back to the directory's free budget, which becomes the bound minus what the entries
  *       use.
  * </ul>
- * A reference in the structure that names no live slice would mean a damaged file, not a kill: the chain is cut
- * there and the cut counted (never expected; {@code TableCheck} reports such files).
+ * After an operating-system crash, pages the kernel had not written back are lost, so any slot or entry may be
+ * older than the others. Every entry is checked: a slot naming no live slice, an entry whose fields do not fit its
+ * slice, whose key belongs to another segment or slot tag, or (in a table in a file) whose check word does not match
+ * its bytes, is unsound: its slot is emptied and the entry not kept (the sweep frees it). An entry separated from
+ * its home by an empty slot is linked again from its home. None of these is expected after a mere kill.
  */
 final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
-    record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed, int movesCompleted,
-            long entries, long restoredValues, long tornValues, long cuts) {}
+    record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
+            long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
+            long misplacedRelinked) {}
 
     private final Pool pool;
-    private final long maxSteps;
+    private final boolean checked;
     private long[] live = new long[1024];
+    /** Room for the granules of one slot array, reused from segment to segment. */
+    private long[] granules = new long[0];
+    /** How many slots name each of the granules {@link #duplicatedGranules} returned last. */
+    private int[] copiesLeft = new int[0];
     private int liveCount;
     private int unlocked;
     private int mutationsEnded;
     private int growthsFixed;
-    private int movesCompleted;
+    private long duplicatesRemoved;
     private long entries;
     private long restoredValues;
     private long tornValues;
-    private long cuts;
+    private long unsoundDropped;
+    private long misplacedRelinked;
     /** While a segment is walked: its journal's before-image and the entry it belongs to, else 0. */
     private long image;
     private long imageEntry;
 
     private TableRecovery(Pool pool) {
         this.pool = pool;
-        this.maxSteps = pool.memoryLimit() / 32; // more entries than the memory holds: a cycle
+        this.checked = pool.inFile();
     }
 
     /**
      * Repairs the table rooted at {@code directory} in {@code pool}, which no thread uses; {@code maxEntries} and
      * {@code maxBytes} are its bounds ({@link Long#MAX_VALUE} when not bounded).
      *
-     * @throws IllegalStateException if the directory or a segment record is not a live slice
+     * @throws IllegalStateException if the directory, a segment record or a slot array is not a live slice
      */
     static Result repair(Pool pool, long directory, long maxEntries, long maxBytes) {
         TableRecovery recovery = new TableRecovery(pool);
@@ -73,6 +81,7 @@ final class TableRecovery {
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
         int segments = DirectoryLayout.segmentsIn(pool.length(directory));
+        int segmentShift = 63 - Integer.numberOfTrailingZeros(segments);
         long usedEntries = 0;
         long usedBytes = 0;
         for (int s = 0; s < segments; s++) {
@@ -83,7 +92,7 @@ final class TableRecovery {
             recovery.keep(segment);
             MemorySegment sb = pool.segment(segment);
             long so = pool.payloadOffset(segment);
-            recovery.repairSegment(sb, so);
+            recovery.repairSegment(s, segmentShift, sb, so);
             usedEntries += SegmentLayout.count(sb, so);
             usedBytes += SegmentLayout.bytes(sb, so);
             SegmentLayout.setSpare(sb, so, Budget.ENTRIES, 0);
@@ -91,15 +100,15 @@ final class TableRecovery {
         }
         DirectoryLayout.initialize(db, dof, remaining(maxEntries, usedEntries), remaining(maxBytes, usedBytes));
         return new Result(Arrays.copyOf(recovery.live, recovery.liveCount), segments, recovery.unlocked,
-                recovery.mutationsEnded, recovery.growthsFixed, recovery.movesCompleted, recovery.entries,
-                recovery.restoredValues, recovery.tornValues, recovery.cuts);
+                recovery.mutationsEnded, recovery.growthsFixed, recovery.duplicatesRemoved, recovery.entries,
+                recovery.restoredValues, recovery.tornValues, recovery.unsoundDropped, recovery.misplacedRelinked);
     }
 
     private static long remaining(long bound, long used) {
         return bound == Long.MAX_VALUE ? Budget.initialFree(bound) : Math.max(0, bound - used);
     }
 
-    private void repairSegment(MemorySegment sb, long so) {
+    private void repairSegment(int s, int segmentShift, MemorySegment sb, long so) {
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
             SegmentLayout.forceUnlock(sb, so);
             unlocked++;
@@ -109,122 +118,156 @@ final class TableRecovery {
             SegmentLayout.setVersion(sb, so, version + 1);
             mutationsEnded++;
         }
-        long buckets = SegmentLayout.buckets(sb, so);
-        checkLive(buckets, "bucket array");
-        keep(buckets);
-        int bits = Long.numberOfTrailingZeros(pool.length(buckets) / Long.BYTES);
-        long old = SegmentLayout.oldBuckets(sb, so);
-        if (bits != SegmentLayout.bucketBits(sb, so) || old == buckets) {
-            SegmentLayout.setBucketBits(sb, so, bits);
-            if (old == buckets) {
-                SegmentLayout.setOldBuckets(sb, so, 0);
-                SegmentLayout.setCursor(sb, so, 0);
-                old = 0;
-            }
+        long slots = SegmentLayout.slots(sb, so);
+        if (!pool.isLive(slots)) {
+            throw new IllegalStateException("the slot array is not a live slice: reference " + slots);
+        }
+        keep(slots);
+        int bits = Long.numberOfTrailingZeros(pool.length(slots) / Long.BYTES);
+        if (bits != SegmentLayout.slotBits(sb, so)) {
+            SegmentLayout.setSlotBits(sb, so, bits);
             growthsFixed++;
-        }
-        if (old != 0) {
-            checkLive(old, "old bucket array");
-            keep(old);
-        }
-        long moving = SegmentLayout.moving(sb, so);
-        if (moving != 0) {
-            completeMove(moving, buckets, bits, old);
-            if (old != 0) { // the rest of the entry's old bucket, which lookups would search alone
-                long hash = EntryLayout.hash(pool.segment(moving), pool.payloadOffset(moving)) & 0xFFFF_FFFFL;
-                new SegmentGrowth(pool).finishBucket(sb, so, hash & ((1L << (bits - 1)) - 1));
-            }
-            SegmentLayout.setMoving(sb, so, 0);
         }
         long image = SegmentLayout.journal(sb, so);
         if (image != 0) {
             imageEntry = pool.isLive(image) ? BeforeImage.entry(pool, image) : 0;
             this.image = image;
         }
-        long[] totals = new long[2]; // entries, bytes
-        walkArray(buckets, bits, totals);
-        if (old != 0) {
-            walkArray(old, bits - 1, totals);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long mask = (1L << bits) - 1;
+        long[] duplicated = duplicatedGranules(ab, ao, mask);
+        int[] copies = copiesLeft;
+        for (long i = 0; i <= mask; ) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot == SlotLayout.EMPTY) {
+                i++;
+                continue;
+            }
+            int d = Arrays.binarySearch(duplicated, SlotLayout.granule(slot));
+            if (d >= 0 && copies[d] > 1) { // a copy a cut-off shift left behind: drop all but the last one met
+                HashTable.shiftBack(ab, ao, mask, i);
+                copies[d]--;
+                duplicatesRemoved++;
+                continue; // slot i holds the next slot of the run now
+            }
+            long e = soundEntry(s, segmentShift, slot);
+            if (e == 0) {
+                HashTable.shiftBack(ab, ao, mask, i);
+                unsoundDropped++;
+                continue;
+            }
+            long home = SlotLayout.home(slot, mask);
+            long firstEmpty = firstEmpty(ab, ao, mask, home, i);
+            if (firstEmpty >= 0) { // an empty slot between its home and itself: lookups would stop before it
+                SlotLayout.setRelease(ab, ao, firstEmpty, slot);
+                HashTable.shiftBack(ab, ao, mask, i);
+                misplacedRelinked++;
+                continue;
+            }
+            i++;
         }
         SegmentLayout.setJournal(sb, so, 0);
         this.image = 0;
         imageEntry = 0;
-        SegmentLayout.setCount(sb, so, totals[0]);
-        SegmentLayout.setBytes(sb, so, totals[1]);
-    }
-
-    /** Links entry {@code e}, recorded as moving, into the new array unless some chain holds it already. */
-    private void completeMove(long e, long buckets, int bits, long old) {
-        checkLive(e, "moving entry");
-        long hash = EntryLayout.hash(pool.segment(e), pool.payloadOffset(e)) & 0xFFFF_FFFFL;
-        if (old != 0 && SegmentLayout.bucket(pool.segment(old), pool.payloadOffset(old),
-                hash & ((1L << (bits - 1)) - 1)) == e) {
-            return; // not unhooked from its old chain yet
-        }
-        MemorySegment bb = pool.segment(buckets);
-        long bo = pool.payloadOffset(buckets);
-        long target = hash & ((1L << bits) - 1);
-        long steps = 0;
-        for (long x = SegmentLayout.bucket(bb, bo, target); x != 0 && steps < maxSteps; steps++) {
-            if (x == e) {
-                return; // linked already
+        long count = 0;
+        long bytes = 0;
+        for (long i = 0; i <= mask; i++) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot != SlotLayout.EMPTY) {
+                long e = pool.currentReference(SlotLayout.granule(slot));
+                keep(e);
+                count++;
+                bytes += pool.length(e);
             }
-            x = EntryLayout.next(pool.segment(x), pool.payloadOffset(x));
         }
-        EntryLayout.setNext(pool.segment(e), pool.payloadOffset(e), SegmentLayout.bucket(bb, bo, target));
-        SegmentLayout.setBucket(bb, bo, target, e);
-        movesCompleted++;
+        entries += count;
+        SegmentLayout.setCount(sb, so, count);
+        SegmentLayout.setBytes(sb, so, bytes);
     }
 
-    /** Walks every chain of one bucket array; adds entries and bytes to {@code totals}. */
-    private void walkArray(long array, int bits, long[] totals) {
-        MemorySegment ab = pool.segment(array);
-        long ao = pool.payloadOffset(array);
-        for (long b = 0; b < 1L << bits; b++) {
-            long e = SegmentLayout.bucket(ab, ao, b);
-            if (e == SegmentLayout.MOVED) {
+    /** The granules that more than one slot of the array names, sorted. */
+    /**
+     * The granules that two or more slots of the array name, sorted; {@link #copiesLeft} then holds how many slots
+     * name each. A shift moves slots that were already looked at (from the start of the array round to its end, in
+     * a run that wraps), so a count rather than a set of granules met tells a copy to drop from the last one left.
+     */
+    private long[] duplicatedGranules(MemorySegment ab, long ao, long mask) {
+        if (granules.length <= mask) {
+            granules = new long[(int) (mask + 1)]; // at most 2^29 slots
+        }
+        int n = 0;
+        for (long i = 0; i <= mask; i++) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot != SlotLayout.EMPTY) {
+                granules[n++] = SlotLayout.granule(slot);
+            }
+        }
+        Arrays.sort(granules, 0, n);
+        int d = 0;
+        copiesLeft = new int[0];
+        for (int k = 1; k < n; k++) {
+            if (granules[k] != granules[k - 1]) {
                 continue;
             }
-            long previous = 0;
-            for (long steps = 0; e != 0; steps++) {
-                if (!pool.isLive(e) || steps > maxSteps) {
-                    cut(ab, ao, b, previous);
-                    break;
+            if (d == 0 || granules[d - 1] != granules[k]) {
+                granules[d++] = granules[k];
+                if (copiesLeft.length < d) {
+                    copiesLeft = Arrays.copyOf(copiesLeft, Math.max(4, 2 * d));
                 }
-                keep(e);
-                MemorySegment eb = pool.segment(e);
-                long eo = pool.payloadOffset(e);
-                long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
-                if (SliceStamp.isWriting(stamp)) {
-                    if (e == imageEntry && BeforeImage.restore(pool, image, e)) {
-                        restoredValues++;
-                    } else {
-                        tornValues++;
-                    }
-                    SliceStamp.endWrite(eb, EntryLayout.stampAt(eo), stamp);
-                }
-                totals[0]++;
-                totals[1] += pool.length(e);
-                entries++;
-                previous = e;
-                e = EntryLayout.next(eb, eo);
+                copiesLeft[d - 1] = 1;
+            }
+            copiesLeft[d - 1]++;
+        }
+        return Arrays.copyOf(granules, d);
+    }
+
+    /** The first empty slot from {@code home} up to {@code i} (cyclically), or -1 if the run is unbroken. */
+    private static long firstEmpty(MemorySegment ab, long ao, long mask, long home, long i) {
+        for (long j = home; j != i; j = (j + 1) & mask) {
+            if (SlotLayout.get(ab, ao, j) == SlotLayout.EMPTY) {
+                return j;
             }
         }
+        return -1;
     }
 
-    /** Ends the chain of bucket {@code b} after {@code previous} (at its head if 0): what follows is not sound. */
-    private void cut(MemorySegment ab, long ao, long b, long previous) {
-        if (previous == 0) {
-            SegmentLayout.setBucket(ab, ao, b, 0);
-        } else {
-            EntryLayout.setNext(pool.segment(previous), pool.payloadOffset(previous), 0);
-        }
-        cuts++;
-    }
-
-    private void checkLive(long ref, String what) {
-        if (!pool.isLive(ref)) {
-            throw new IllegalStateException("the " + what + " is not a live slice: reference " + ref);
+    /**
+     * The entry that occupied slot {@code slot} of segment {@code s} names, once an in-place update it was in is
+     * put back; 0 if it is unsound (see the class notes).
+     */
+    private long soundEntry(int s, int segmentShift, long slot) {
+        try {
+            long e = pool.currentReference(SlotLayout.granule(slot));
+            if (!pool.isLive(e)) {
+                return 0;
+            }
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            int length = pool.length(e);
+            int keyLength = EntryLayout.keyLength(eb, eo);
+            if (EntryLayout.valueOffset(keyLength) > length) {
+                return 0;
+            }
+            long hash = KeyHash.of(eb, eo + EntryLayout.KEY, keyLength);
+            if ((int) (hash >>> 1 >>> segmentShift) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
+                return 0;
+            }
+            long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
+            if (SliceStamp.isWriting(stamp)) {
+                if (e == imageEntry && BeforeImage.restore(pool, image, e)) {
+                    restoredValues++;
+                    if (checked) {
+                        EntryLayout.seal(eb, eo, length); // the update may have sealed its new value already
+                    }
+                } else {
+                    tornValues++;
+                }
+                SliceStamp.endWrite(eb, EntryLayout.stampAt(eo), stamp);
+            }
+            return !checked || EntryLayout.check(eb, eo, length) == EntryLayout.storedCheck(eb, eo) ? e : 0;
+        } catch (RuntimeException outsideThePool) {
+            return 0;
         }
     }
 

@@ -328,6 +328,30 @@ public final class Pool implements MemoryPool {
         return (int) SliceHeader.lengthOf(state);
     }
 
+    /** The granule of {@code ref}'s slice header: what a structure stores to name a slice without its version. */
+    public static long granuleOf(long ref) {
+        return Reference.granule(ref);
+    }
+
+    /**
+     * The reference of the slice whose header is at {@code granule}, with the version that header holds now and no
+     * deleted bit. Not validated: the slice may be deleted (then {@link #isLive} of the result is false) or the
+     * granule no header at all, so a lock-free caller validates what it read through the result afterwards.
+     */
+    public long currentReference(long granule) {
+        long state = SliceHeader.stateAcquire(blocks.block(granule), blocks.offsetInBlock(granule));
+        return (state & Reference.VERSION_MASK) | granule;
+    }
+
+    /**
+     * The payload length {@code ref}'s header records now, not validated: a lock-free reader checks afterwards that
+     * what it read was the slice's own ({@link #length} is the validated form).
+     */
+    public int lengthUnchecked(long ref) {
+        long g = Reference.granule(ref);
+        return (int) SliceHeader.lengthOf(SliceHeader.stateAcquire(blocks.block(g), blocks.offsetInBlock(g)));
+    }
+
     /** Whether {@code ref}'s slice is live now. */
     public boolean isLive(long ref) {
         if (ref == Reference.NULL) {

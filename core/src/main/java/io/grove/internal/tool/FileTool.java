@@ -92,8 +92,8 @@ public final class FileTool {
         out.println("bytes used      " + f.allocatedBytes() + " of " + h.blockAreaSize() + " (live " + f.liveBytes()
                 + " in " + f.liveSlices() + " slices, free for reuse " + f.freeBytes() + ")");
         if (table != null) {
-            out.println("segments        " + table.segments() + " (" + table.growing() + " growing), " + table.buckets()
-                    + " buckets");
+            out.println("segments        " + table.segments() + ", " + table.slots() + " slots ("
+                    + (table.slots() == 0 ? 0 : table.entries() * 100 / table.slots()) + "% occupied)");
             out.println("entries         " + table.entries() + " (" + table.bytes() + " bytes)");
         }
     }

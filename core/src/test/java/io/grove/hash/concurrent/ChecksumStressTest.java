@@ -30,7 +30,7 @@ class ChecksumStressTest {
         try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
                 .expectedSize(1).memoryLimit(64L << 20).build()) {
             ChecksumStress stress = new ChecksumStress(map, map.zc(), SIZES);
-            int bitsBefore = Internals.totalBucketBits(map);
+            int bitsBefore = Internals.totalSlotBits(map);
             stress.run(threads,
                     (index, n) -> new ChecksumStress.Scan("iterator", map.entrySet().iterator(),
                             ChecksumStress.Order.ANY),
@@ -41,9 +41,9 @@ class ChecksumStressTest {
                             map.replace(k, seen, fresh); // byte[] equality is identity: this must fail
                         }
                     });
-            int grown = Internals.totalBucketBits(map) - bitsBefore;
+            int grown = Internals.totalSlotBits(map) - bitsBefore;
             if (grown < 2 * Internals.segmentCount(map)) {
-                throw new AssertionError("vacuous run: bucket bits grew by " + grown);
+                throw new AssertionError("vacuous run: slot bits grew by " + grown);
             }
         }
     }

@@ -39,7 +39,7 @@ class CounterStressTest {
     void countersEndAtExactlyThreadsTimesIncrements(StressRun.Threads threads, Method method) throws Exception {
         try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
                 .expectedSize(1).memoryLimit(64L << 20).build()) {
-            int bitsBefore = Internals.totalBucketBits(map);
+            int bitsBefore = Internals.totalSlotBits(map);
             int n = threads.count;
             long m = Math.max(2, TOTAL_INCREMENTS / ((long) n * KEYS));
             long expected = n * m;
@@ -69,7 +69,7 @@ class CounterStressTest {
             for (long k = 0; k < KEYS; k++) {
                 assertEquals(expected, map.get(k), "counter " + k + " after " + n + " threads x " + m + " increments");
             }
-            if (Internals.totalBucketBits(map) == bitsBefore) {
+            if (Internals.totalSlotBits(map) == bitsBefore) {
                 throw new AssertionError("no segment grew: the test assumes growth during the run");
             }
         }

@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Checked at quiescent points through {@code footprint()}: the number of live slices is exactly one per entry
  * (an entry holds its key and value) plus the table's own slices, which never change in number (a segment that grows
- * swaps its bucket array for one twice the size); live bytes and reserved bytes after a long churn are no more than
- * after a short one (plus the bucket arrays that grew meanwhile); after {@code clear()} only the table's slices
+ * swaps its slot array for one twice the size); live bytes and reserved bytes after a long churn are no more than
+ * after a short one (plus the slot arrays that grew meanwhile); after {@code clear()} only the table's slices
  * remain; after {@code close()} the shared pool the map drew on holds no live slice. A leak of one slice per
  * thousand operations, or any growth of reserved memory, fails the test; a larger leak fails earlier with the
  * pool's out-of-memory exception ({@value #MEMORY_LIMIT} bytes, while about 100 MB pass through the map).
@@ -46,31 +46,31 @@ class FootprintChurnStressTest {
 
             churn(map, threads, window, nextKey, WARM_UP_INSERTS / n, "warm-up");
             MemoryFootprint warm = map.footprint();
-            int warmBits = Internals.totalBucketBits(map);
+            int warmBits = Internals.totalSlotBits(map);
             assertEquals(tableSlices + map.size(), warm.liveSlices(), "after warm-up: " + warm);
 
             churn(map, threads, window, nextKey, CHURN_INSERTS / n, "churn");
             MemoryFootprint after = map.footprint();
-            int grownBits = Internals.totalBucketBits(map) - warmBits;
+            int grownBits = Internals.totalSlotBits(map) - warmBits;
             String figures = "empty " + empty + "\nwarm " + warm + "\nafter " + after + "\nsize " + map.size()
-                    + ", bucket doublings during churn " + grownBits;
+                    + ", slot doublings during churn " + grownBits;
             System.out.println("footprint with " + threads + ":\n" + figures);
             assertEquals(tableSlices + map.size(), after.liveSlices(), figures);
             assertEquals((long) n * window, map.size(), figures);
             assertTrue(after.reservedBytes() <= warm.reservedBytes(), "reserved memory grew: " + figures);
-            // live bytes: the same number of entries of the same size distribution, plus any bucket arrays that
-            // doubled meanwhile (at most 8 bytes per bucket of the whole table after the churn)
-            long bucketBytes = 0;
+            // live bytes: the same number of entries of the same size distribution, plus any slot arrays that
+            // doubled meanwhile (at most 8 bytes per slot of the whole table after the churn)
+            long slotBytes = 0;
             for (int s = 0; s < Internals.segmentCount(map); s++) {
-                bucketBytes += 8L << Internals.bucketBits(map, s);
+                slotBytes += 8L << Internals.slotBits(map, s);
             }
-            assertTrue(after.liveBytes() <= warm.liveBytes() * 5 / 4 + (grownBits > 0 ? bucketBytes : 0),
+            assertTrue(after.liveBytes() <= warm.liveBytes() * 5 / 4 + (grownBits > 0 ? slotBytes : 0),
                     "live bytes grew: " + figures);
 
             map.clear();
             MemoryFootprint cleared = map.footprint();
             assertEquals(tableSlices, cleared.liveSlices(), "after clear: " + cleared);
-            assertTrue(cleared.liveBytes() <= empty.liveBytes() + bucketBytes, "after clear: " + cleared);
+            assertTrue(cleared.liveBytes() <= empty.liveBytes() + slotBytes, "after clear: " + cleared);
 
             map.close();
             assertEquals(0, pool.footprint().liveSlices(), "the closed map left slices in the shared pool: "

@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link HashMapOperations} in Lincheck's stress mode while a segment grows: the three keys and twelve filler keys
- * all land in the same segment of a map built with {@code expectedSize(1)} (16 buckets per segment, doubled
+ * all land in the same segment of a map built with {@code expectedSize(1)} (16 slots per segment, doubled
  * when the count passes 12). Every invocation starts from a fresh map holding the twelve fillers, so the first
- * insert of a scenario's parallel part makes the segment grow (installs a bucket array twice as large; the
- * following operations on the segment move the old buckets over) while the other threads read and update keys of
- * that very segment. Validation checks that the segment grew exactly when a key was inserted and counts the
- * invocations in which it grew, so that the test cannot pass without growth.
+ * insert of a scenario's parallel part makes the segment grow (rehashes its entries into a slot array twice as
+ * large and publishes it in one mutation) while the other threads read and update keys of that very segment.
+ * Validation checks that the segment grew exactly when a key was inserted and counts the invocations in which it
+ * grew, so that the test cannot pass without growth.
  *
  * <p>The keys are found with {@link Internals} (the map's own key hash and segment choice), not hard-coded, so the
  * test keeps aiming at one segment if the hash function changes.
@@ -64,7 +64,7 @@ public class HashMapGrowthLincheckTest extends HashMapOperations {
         for (long filler : FILLER_KEYS) {
             map.put(filler, filler); // a filler maps to itself
         }
-        if (Internals.bucketBits(map, SEGMENT) != 4) {
+        if (Internals.slotBits(map, SEGMENT) != 4) {
             throw new AssertionError("the fillers alone grew the segment: the threshold is not what this test assumes");
         }
         return retirePrevious(PREVIOUS, map, map);
@@ -87,9 +87,9 @@ public class HashMapGrowthLincheckTest extends HashMapOperations {
         for (int k = 1; k <= 3; k++) {
             anyKey |= map.containsKey(key(k));
         }
-        int bits = Internals.bucketBits(map, SEGMENT);
+        int bits = Internals.slotBits(map, SEGMENT);
         if ((bits != 4 && bits != 5) || (anyKey && bits != 5)) {
-            throw new AssertionError("segment " + SEGMENT + " has 2^" + bits + " buckets with "
+            throw new AssertionError("segment " + SEGMENT + " has 2^" + bits + " slots with "
                     + Internals.count(map, SEGMENT) + " entries");
         }
         VALIDATED.incrementAndGet();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * <p>Stress mode is the real check for this map: its synchronization (the segment lock, the seqlock version,
  * Nova's slice headers) lives off heap, in {@code MemorySegment}s, which Lincheck's model checker does not see;
  * see {@link HashMapModelCheckingTest} for what model checking does and does not add. With only
- * three keys no segment grows here ({@code expectedSize(1)} gives 16 segments of 16 buckets, and a segment
+ * three keys no segment grows here ({@code expectedSize(1)} gives 16 segments of 16 slots on this pool, and a segment
  * doubles when its count passes 12); {@link HashMapGrowthLincheckTest} aims three keys and twelve fillers at one
  * segment so that scenarios grow it.
  *

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * <p><b>What the model checker sees here, and what it does not.</b> It places its switch points only at accesses
  * to the Java heap (fields, arrays, {@code java.util.concurrent} objects, monitors). The map's synchronization is
  * off heap, in {@code MemorySegment}s reached through {@code VarHandle}s: the segment's spin lock, its seqlock
- * version, the bucket and entry links, Nova's slice headers. Those accesses are invisible to it: it never switches
+ * version, the slots and entries, Nova's slice headers. Those accesses are invisible to it: it never switches
  * exactly at one of them, never reorders them (every execution it makes is sequentially consistent, so memory
  * ordering claims such as "the version is written before the chain" go untested), and cannot tell that a thread
  * spins on a held lock except through the on-heap accesses inside the spin loop. What it does see is the on-heap

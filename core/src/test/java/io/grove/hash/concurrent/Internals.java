@@ -19,7 +19,7 @@ final class Internals {
     private static final MethodHandle TABLE;
     private static final MethodHandle SEGMENT_COUNT;
     private static final MethodHandle SEGMENT_OF;
-    private static final MethodHandle BUCKET_BITS;
+    private static final MethodHandle SLOT_BITS;
     private static final MethodHandle COUNT;
     private static final MethodHandle BYTES;
     private static final MethodHandle TRY_LOCK;
@@ -37,7 +37,7 @@ final class Internals {
                     .asType(MethodType.methodType(Object.class, Object.class));
             SEGMENT_COUNT = handle(table.getDeclaredMethod("segmentCount"));
             SEGMENT_OF = handle(table.getDeclaredMethod("segmentOf", long.class));
-            BUCKET_BITS = handle(table.getDeclaredMethod("bucketBits", int.class));
+            SLOT_BITS = handle(table.getDeclaredMethod("slotBits", int.class));
             COUNT = handle(table.getDeclaredMethod("count", int.class));
             BYTES = handle(table.getDeclaredMethod("bytes", int.class));
             TRY_LOCK = handle(table.getDeclaredMethod("tryLock", int.class));
@@ -97,20 +97,20 @@ final class Internals {
         }
     }
 
-    /** log2 of segment {@code s}'s bucket count. */
-    static int bucketBits(GroveHashMap<?, ?> map, int s) {
+    /** log2 of segment {@code s}'s slot count. */
+    static int slotBits(GroveHashMap<?, ?> map, int s) {
         try {
-            return (int) BUCKET_BITS.invokeExact(table(map), s);
+            return (int) SLOT_BITS.invokeExact(table(map), s);
         } catch (Throwable e) {
             throw new AssertionError(e);
         }
     }
 
-    /** The sum over all segments of log2 of their bucket counts: grows by one with every doubling. */
-    static int totalBucketBits(GroveHashMap<?, ?> map) {
+    /** The sum over all segments of log2 of their slot counts: grows by one with every doubling. */
+    static int totalSlotBits(GroveHashMap<?, ?> map) {
         int total = 0;
         for (int s = 0; s < segmentCount(map); s++) {
-            total += bucketBits(map, s);
+            total += slotBits(map, s);
         }
         return total;
     }

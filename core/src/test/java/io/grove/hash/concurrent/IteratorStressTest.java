@@ -48,7 +48,7 @@ class IteratorStressTest {
             for (long i = 0; i < STABLE; i++) {
                 map.put(2 * i, stableValue(2 * i));
             }
-            int bitsBefore = Internals.totalBucketBits(map);
+            int bitsBefore = Internals.totalSlotBits(map);
             int writers = Math.max(2, threads.count / 2);
             int iterators = Math.max(2, threads.count - writers);
             AtomicLong frontier = new AtomicLong();
@@ -142,15 +142,15 @@ class IteratorStressTest {
             run.runAndCheck("iteration round " + round + " with " + threads, () -> "writes " + writes.get()
                     + ", iterations " + iterations.get() + " returning " + returned.get() + " keys, removed "
                     + removedThroughIterator.get() + " through iterators, churn keys " + frontier.get()
-                    + ", bucket doublings " + (Internals.totalBucketBits(map) - bitsBefore));
+                    + ", slot doublings " + (Internals.totalSlotBits(map) - bitsBefore));
             for (long s = 0; s < STABLE; s++) {
                 if (map.get(2 * s) != stableValue(2 * s)) {
                     throw new AssertionError("stable key " + 2 * s + " changed: " + map.get(2 * s));
                 }
             }
-            if (Internals.totalBucketBits(map) - bitsBefore < Internals.segmentCount(map)) {
+            if (Internals.totalSlotBits(map) - bitsBefore < Internals.segmentCount(map)) {
                 throw new AssertionError("too little growth during the round: "
-                        + (Internals.totalBucketBits(map) - bitsBefore) + " doublings");
+                        + (Internals.totalSlotBits(map) - bitsBefore) + " doublings");
             }
         }
     }

@@ -26,9 +26,9 @@ class PutIfAbsentRaceStressTest {
     void exactlyOneInsertWinsPerKey(StressRun.Threads threads) throws Exception {
         try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
                 .expectedSize(1).memoryLimit(64L << 20).build()) {
-            int bitsBefore = Internals.totalBucketBits(map);
+            int bitsBefore = Internals.totalSlotBits(map);
             InsertRace.run(threads, map, map.zc(), KEYS, ATTEMPTS_PER_KEY, i -> i);
-            int grown = Internals.totalBucketBits(map) - bitsBefore;
+            int grown = Internals.totalSlotBits(map) - bitsBefore;
             if (grown < Internals.segmentCount(map)) {
                 throw new AssertionError("the segments grew only " + grown + " times: the test assumes growth");
             }

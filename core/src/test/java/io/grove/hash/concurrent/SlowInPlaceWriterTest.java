@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveHashMap;
+import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +25,9 @@ class SlowInPlaceWriterTest {
 
     @Test
     void readsOfOtherKeysCompleteWhileAnInPlaceUpdateRuns() throws Exception {
-        try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs()).build()) {
+        try (MemoryPool pool = MemoryPool.builder().memoryLimit(64L << 20).build(); // 16 segments
+                GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
+                        .pool(pool).build()) {
             for (long k = 0; k < KEYS; k++) {
                 map.put(k, k);
             }

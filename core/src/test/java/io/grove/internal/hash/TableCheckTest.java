@@ -7,6 +7,7 @@ import io.grove.Reclamation;
 import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializers;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -17,8 +18,9 @@ class TableCheckTest {
     private static final OffHeapHashMap.Bounds<Long, String> UNBOUNDED =
             new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, Long.MAX_VALUE, null, false);
 
+    /** Small blocks, and a memory limit low enough for a table of 16 segments ({@link HashTable#segmentBits}). */
     private static Pool pool() {
-        return new Pool(1 << 16, 1 << 28, Reclamation.NOVA);
+        return new Pool(1 << 16, 1 << 21, Reclamation.NOVA);
     }
 
     /** A table of 16 segments after random operations (mid-growth in some segments). */
@@ -42,39 +44,55 @@ class TableCheckTest {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = new OffHeapHashMap<>(pool, false, Serializers.longs(),
                     Serializers.strings(), 16, UNBOUNDED);
-            boolean sawGrowth = false;
+            int bitsAtFirst = totalSlotBits(map);
             for (long k = 0; k < 4_000; k++) {
                 map.put(k, "v" + k);
                 if (k % 97 == 0) {
                     assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems(), "after " + k);
-                    sawGrowth |= growing(map);
                 }
             }
-            assertTrue(sawGrowth, "no check ran while a segment was growing");
+            assertTrue(totalSlotBits(map) > bitsAtFirst + map.table.segmentCount(), "the segments did not grow");
             map.close();
         }
     }
 
-    private static boolean growing(OffHeapHashMap<Long, String> map) {
+    private static int totalSlotBits(OffHeapHashMap<Long, String> map) {
+        int bits = 0;
         for (int s = 0; s < map.table.segmentCount(); s++) {
-            if (SegmentLayout.oldBuckets(map.table.block(s), map.table.offset(s)) != 0) {
-                return true;
-            }
+            bits += map.table.slotBits(s);
         }
-        return false;
+        return bits;
     }
 
-    /** The first entry of the first non-empty bucket of segment 0: its block and payload offset. */
-    private record Entry(long ref, MemorySegment block, long offset) {}
+    /** The entry of the first occupied slot of segment 0: its slot index, reference, block and payload offset. */
+    private record Entry(long slot, long ref, MemorySegment block, long offset) {}
 
     private static Entry firstEntry(Pool pool, HashTable table) {
-        MemorySegment sb = table.block(0);
-        long so = table.offset(0);
-        long buckets = SegmentLayout.buckets(sb, so);
-        for (long b = 0; ; b++) {
-            long e = SegmentLayout.bucket(pool.segment(buckets), pool.payloadOffset(buckets), b);
-            if (e != 0 && e != SegmentLayout.MOVED) {
-                return new Entry(e, pool.segment(e), pool.payloadOffset(e));
+        MemorySegment ab = slotArrayBlock(pool, table);
+        long ao = slotArrayOffset(pool, table);
+        for (long i = 0; ; i++) {
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot != SlotLayout.EMPTY) {
+                long e = pool.currentReference(SlotLayout.granule(slot));
+                return new Entry(i, e, pool.segment(e), pool.payloadOffset(e));
+            }
+        }
+    }
+
+    private static MemorySegment slotArrayBlock(Pool pool, HashTable table) {
+        return pool.segment(SegmentLayout.slots(table.block(0), table.offset(0)));
+    }
+
+    private static long slotArrayOffset(Pool pool, HashTable table) {
+        return pool.payloadOffset(SegmentLayout.slots(table.block(0), table.offset(0)));
+    }
+
+    /** The first empty slot of segment 0 after slot {@code from}. */
+    private static long emptyAfter(Pool pool, HashTable table, long from) {
+        long mask = (1L << table.slotBits(0)) - 1;
+        for (long i = (from + 1) & mask; ; i = (i + 1) & mask) {
+            if (SlotLayout.get(slotArrayBlock(pool, table), slotArrayOffset(pool, table), i) == SlotLayout.EMPTY) {
+                return i;
             }
         }
     }
@@ -91,19 +109,21 @@ class TableCheckTest {
     }
 
     @Test
-    void aStoredHashThatIsNotTheKeysIsFound() {
-        assertFinds("but its key hashes to", map -> {
+    void aKeyThatIsNotTheSlotsIsFound() {
+        assertFinds("the slot has tag", map -> {
             Entry e = firstEntry(map.pool(), map.table);
-            e.block().set(java.lang.foreign.ValueLayout.JAVA_INT, e.offset() + EntryLayout.HASH,
-                    EntryLayout.hash(e.block(), e.offset()) ^ 1);
+            e.block().set(ValueLayout.JAVA_BYTE, e.offset() + EntryLayout.KEY,
+                    (byte) (e.block().get(ValueLayout.JAVA_BYTE, e.offset() + EntryLayout.KEY) ^ 1));
         });
     }
 
     @Test
-    void aCycleIsFound() {
-        assertFinds("a cycle", map -> {
+    void anEntryTwoSlotsNameIsFound() {
+        assertFinds("as another slot does", map -> {
             Entry e = firstEntry(map.pool(), map.table);
-            EntryLayout.setNext(e.block(), e.offset(), e.ref());
+            MemorySegment ab = slotArrayBlock(map.pool(), map.table);
+            long ao = slotArrayOffset(map.pool(), map.table);
+            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot()), SlotLayout.get(ab, ao, e.slot()));
         });
     }
 
@@ -136,20 +156,14 @@ class TableCheckTest {
     }
 
     @Test
-    void anEntryInTheWrongBucketIsFound() {
-        assertFinds("belongs to segment", map -> {
+    void anEntryAfterAnEmptySlotOfItsRunIsFound() {
+        assertFinds("lookups miss it", map -> {
             Entry e = firstEntry(map.pool(), map.table);
-            MemorySegment sb = map.table.block(0);
-            long so = map.table.offset(0);
-            long buckets = SegmentLayout.buckets(sb, so);
-            long n = 1L << SegmentLayout.bucketBits(sb, so);
-            long home = EntryLayout.hash(e.block(), e.offset()) & (n - 1);
-            long other = (home + 1) & (n - 1);
-            MemorySegment bb = map.pool().segment(buckets);
-            long bo = map.pool().payloadOffset(buckets);
-            SegmentLayout.setBucket(bb, bo, home, EntryLayout.next(e.block(), e.offset()));
-            EntryLayout.setNext(e.block(), e.offset(), SegmentLayout.bucket(bb, bo, other));
-            SegmentLayout.setBucket(bb, bo, other, e.ref());
+            MemorySegment ab = slotArrayBlock(map.pool(), map.table);
+            long ao = slotArrayOffset(map.pool(), map.table);
+            long slot = SlotLayout.get(ab, ao, e.slot());
+            SlotLayout.set(ab, ao, e.slot(), SlotLayout.EMPTY);
+            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot() + 1), slot);
         });
     }
 }

@@ -1,0 +1,20 @@
+package io.grove.testing;
+
+/** Searching files' bytes, for tests that damage a file at a known place. */
+public final class Bytes {
+    private Bytes() {}
+
+    /** The first index at which {@code needle} occurs in {@code haystack}, or -1. */
+    public static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
