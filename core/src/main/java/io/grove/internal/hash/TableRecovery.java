@@ -35,7 +35,9 @@ import java.util.Arrays;
  * older than the others. Every entry is checked: a slot naming no live slice, an entry whose fields do not fit its
  * slice, whose key belongs to another segment or slot tag, or (in a table in a file) whose check word does not match
  * its bytes, is unsound: its slot is emptied and the entry not kept (the sweep frees it). An entry separated from
- * its home by an empty slot is linked again from its home. None of these is expected after a mere kill.
+ * its home by an empty slot is linked again from its home; a slot array without an empty slot (pages of different
+ * ages) loses its last slot's entry first, so that every probe and shift ends. None of these is expected after a
+ * mere kill.
  */
 final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
@@ -136,6 +138,10 @@ final class TableRecovery {
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
         long mask = (1L << bits) - 1;
+        if (!hasEmptySlot(ab, ao, mask)) { // only pages of different ages can make one: every probe needs an end
+            SlotLayout.set(ab, ao, mask, SlotLayout.EMPTY);
+            unsoundDropped++;
+        }
         long[] duplicated = duplicatedGranules(ab, ao, mask);
         int[] copies = copiesLeft;
         for (long i = 0; i <= mask; ) {
@@ -220,6 +226,15 @@ final class TableRecovery {
             copiesLeft[d - 1]++;
         }
         return Arrays.copyOf(granules, d);
+    }
+
+    private static boolean hasEmptySlot(MemorySegment ab, long ao, long mask) {
+        for (long i = 0; i <= mask; i++) {
+            if (SlotLayout.get(ab, ao, i) == SlotLayout.EMPTY) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The first empty slot from {@code home} up to {@code i} (cyclically), or -1 if the run is unbroken. */

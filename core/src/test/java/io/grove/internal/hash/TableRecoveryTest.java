@@ -99,6 +99,47 @@ class TableRecoveryTest {
     }
 
     /**
+     * A slot array whose every slot names one entry (pages of different ages after an operating-system crash can
+     * leave an array without an empty slot): the repair ends, keeps the entry once and leaves a sound table. Without
+     * the check for an empty slot, the first shift of a copy never ends.
+     */
+    @Test
+    void aSlotArrayWithoutAnEmptySlotIsRepaired() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            Map<Long, String> reference = new HashMap<>();
+            for (long k = 0; k < 100; k++) {
+                map.put(k, "v" + k);
+                reference.put(k, "v" + k);
+            }
+            int fullest = 0;
+            for (int t = 1; t < map.table.segmentCount(); t++) {
+                fullest = map.table.count(t) > map.table.count(fullest) ? t : fullest;
+            }
+            MemorySegment sb = map.table.block(fullest);
+            long so = map.table.offset(fullest);
+            long slots = SegmentLayout.slots(sb, so);
+            long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+            MemorySegment ab = pool.segment(slots);
+            long ao = pool.payloadOffset(slots);
+            long entriesBefore = SegmentLayout.count(sb, so);
+            long kept = SlotLayout.EMPTY;
+            for (long i = 0; kept == SlotLayout.EMPTY; i++) {
+                kept = SlotLayout.get(ab, ao, i);
+            }
+            for (long i = 0; i <= mask; i++) {
+                SlotLayout.set(ab, ao, i, kept);
+            }
+            SegmentLayout.setCount(sb, so, mask + 1);
+
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> repair(pool, map));
+            Map<Long, String> left = new HashMap<>(map);
+            assertEquals(reference.size() - entriesBefore + 1, left.size(), "the segment's other entries are gone");
+            left.forEach((k, v) -> assertEquals(reference.get(k), v));
+        }
+    }
+
+    /**
      * Growth killed after it installed the new slot array and before it recorded its size: the size follows the
      * array's length. Without the repair, lookups take homes modulo the old size in the larger array, and
      * {@link TableCheck} reports the array's length.
