@@ -212,7 +212,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * cache writes it to the disk in its own time. So the entries survive the process, whether it closes the map
          * ({@link GroveHashMap#close()} records the allocator's state) or is killed: even with {@code SIGKILL}, in the
          * middle of any operation, a killed process loses none of the operations that returned. The next open finds the
-         * file not closed, repairs its table (locks, interrupted changes and growth moves, counts), puts back a value a
+         * file not closed, repairs its table (locks, interrupted changes and growths, counts), puts back a value a
          * zero-copy in-place update was writing (such an update first saves the value in the file: an allocation and a
          * copy per update that a map in memory does not pay), frees the memory the table no longer reaches and logs a
          * warning saying what it recovered, in time proportional to the entries (an open after a clean close walks
@@ -223,13 +223,14 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * then reopens with what was forced, recovered as after a kill, provided no operation changed the map after the
          * last force (a map closed without being forced is recovered too when the operating system restarted since
          * its close, as its pages may have reached the disk in part; a close with {@link #syncOnClose()} is trusted);
-         * the pages of changes made after it reach the disk in no particular order, and a change whose
-         * pages were written only in part can leave a chain that the recovery cuts, losing entries (entries do not
-         * carry check words yet). A process opens a file at most once at a time ({@link IllegalStateException}
-         * otherwise), and while it has it open no other process may ({@link GroveFileException}: "is open in another
-         * process"); sharing a file between live processes is not supported yet. If another program truncates the file
-         * while the map has it open, the map's operations on the memory cut off throw {@link InternalError} ("a fault
-         * occurred in an unsafe memory access operation"; the process survives), and its close can record nothing.
+         * the pages of changes made after it reach the disk in no particular order: the recovery then drops each
+         * entry whose check word does not match its bytes (torn) or whose slot is stale, keeps the sound ones, and
+         * may lose changes made since the last force, and the entries of a segment that grew since then. A process
+         * opens a file at most once at a time ({@link IllegalStateException} otherwise), and while it has it open no
+         * other process may ({@link GroveFileException}: "is open in another process"); sharing a file between live
+         * processes is not supported yet. If another program truncates the file while the map has it open, the
+         * map's operations on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory
+         * access operation"; the process survives), and its close can record nothing.
          * Writes racing the close complete before it records the file's state, or fail with
          * {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
          *

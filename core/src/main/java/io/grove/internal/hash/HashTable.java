@@ -675,13 +675,16 @@ final class HashTable {
         pool.delete(e);
     }
 
-    /** Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back. */
+    /**
+     * Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back. Looks at
+     * each other slot at most once, so it ends even on an array whose only empty slot is the hole (a repair's).
+     */
     static void shiftBack(MemorySegment ab, long ao, long mask, long hole) {
-        for (long j = (hole + 1) & mask; ; j = (j + 1) & mask) {
+        long j = (hole + 1) & mask;
+        for (long steps = 0; steps < mask; steps++, j = (j + 1) & mask) {
             long slot = SlotLayout.get(ab, ao, j);
             if (slot == SlotLayout.EMPTY) {
-                SlotLayout.setRelease(ab, ao, hole, SlotLayout.EMPTY);
-                return;
+                break;
             }
             long home = SlotLayout.home(slot, mask);
             if (SlotLayout.distance(home, j, mask) >= SlotLayout.distance(hole, j, mask)) {
@@ -689,6 +692,47 @@ final class HashTable {
                 SlotLayout.setRelease(ab, ao, hole, slot);
                 hole = j;
             }
+        }
+        SlotLayout.setRelease(ab, ao, hole, SlotLayout.EMPTY);
+    }
+
+    /**
+     * At rest (a check or a repair): the first slot from {@code home} up to slot {@code i} that links another
+     * entry with the key of slot {@code i}'s entry, or -1. Entries of one key share a tag and a home, so a second
+     * link of a key lies in that stretch; only an operating-system crash (slots from pages of different ages) can
+     * make one. Entries whose fields do not fit their slices never match.
+     */
+    static long earlierLinkOfKey(Pool pool, MemorySegment ab, long ao, long mask, long home, long i) {
+        long slot = SlotLayout.get(ab, ao, i);
+        for (long j = home; j != i; j = (j + 1) & mask) {
+            long other = SlotLayout.get(ab, ao, j);
+            if (other != SlotLayout.EMPTY && SlotLayout.tagOf(other) == SlotLayout.tagOf(slot)
+                    && SlotLayout.granule(other) != SlotLayout.granule(slot)
+                    && sameKey(pool, SlotLayout.granule(other), SlotLayout.granule(slot))) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean sameKey(Pool pool, long granule, long otherGranule) {
+        try {
+            long e = pool.currentReference(granule);
+            long o = pool.currentReference(otherGranule);
+            if (!pool.isLive(e) || !pool.isLive(o)) {
+                return false;
+            }
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            MemorySegment ob = pool.segment(o);
+            long oo = pool.payloadOffset(o);
+            int length = EntryLayout.keyLength(eb, eo);
+            return EntryLayout.keyLength(ob, oo) == length && EntryLayout.valueOffset(length) <= pool.length(e)
+                    && EntryLayout.valueOffset(length) <= pool.length(o)
+                    && MemorySegment.mismatch(eb, eo + EntryLayout.KEY, eo + EntryLayout.KEY + length, ob,
+                            oo + EntryLayout.KEY, oo + EntryLayout.KEY + length) == -1;
+        } catch (RuntimeException outsideThePool) {
+            return false;
         }
     }
 

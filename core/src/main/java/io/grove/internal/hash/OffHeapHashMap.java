@@ -158,7 +158,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         + " they were before an in-place update cut off, " + table.tornValues() + " values found"
                         + " half-written with nothing to put back, " + table.unsoundDropped() + " unsound entries"
                         + " dropped (torn by an operating-system crash, or damaged), " + table.misplacedRelinked()
-                        + " entries linked again from their home slots";
+                        + " entries linked again from their home slots, " + table.repeatedKeysDropped()
+                        + " second links of a key dropped";
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
                 + pool.recoveryCause() + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "

@@ -16,9 +16,9 @@ import java.util.Set;
  * <p>Checked, per segment: the record is live, unlocked, stable (even version) and not closed; its slot array is a
  * live slice of exactly {@code 8 << bits} bytes with at least one empty slot; every occupied slot names a live
  * slice no other slot names, whose fields fit its length, whose stamp is even, whose key hashes to this segment and
- * to the slot's tag, which lies in the run of occupied slots from its home (no empty slot between), and whose check
- * word matches its bytes (in a table in a file); the entries found and their bytes add up to the segment's count
- * and byte total.
+ * to the slot's tag, which lies in the run of occupied slots from its home (no empty slot between), whose key no
+ * other entry before it in that run has, and whose check word matches its bytes (in a table in a file); the entries
+ * found and their bytes add up to the segment's count and byte total.
  */
 public final class TableCheck {
     private final Pool pool;
@@ -131,6 +131,11 @@ public final class TableCheck {
             if (length >= 0) {
                 found++;
                 foundBytes += length;
+            }
+            long twin = HashTable.earlierLinkOfKey(pool, ab, ao, mask, home, i);
+            if (twin >= 0) {
+                problem(s, "slot " + i + ": its entry's key is linked at slot " + twin + " too (lookups find only"
+                        + " that one)");
             }
         }
         long count = SegmentLayout.count(sb, so);

@@ -36,21 +36,22 @@ import java.util.Arrays;
  * slice, whose key belongs to another segment or slot tag, or (in a table in a file) whose check word does not match
  * its bytes, is unsound: its slot is emptied and the entry not kept (the sweep frees it). An entry separated from
  * its home by an empty slot is linked again from its home; a slot array without an empty slot (pages of different
- * ages) loses its last slot's entry first, so that every probe and shift ends. None of these is expected after a
- * mere kill.
+ * ages) loses its last slot's entry first, so that every probe ends; of two sound entries of one key (a removed
+ * one's slot on an older page), the one lookups do not reach, later in the run, is dropped. None of these is
+ * expected after a mere kill.
  */
 final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
-            long misplacedRelinked) {}
+            long misplacedRelinked, long repeatedKeysDropped) {}
 
     private final Pool pool;
     private final boolean checked;
     private long[] live = new long[1024];
-    /** Room for the granules of one slot array, reused from segment to segment. */
-    private long[] granules = new long[0];
-    /** How many slots name each of the granules {@link #duplicatedGranules} returned last. */
+    /** Room for the slot words of one slot array, reused from segment to segment. */
+    private long[] slotWords = new long[0];
+    /** How many slots hold each of the words {@link #duplicatedSlots} returned last. */
     private int[] copiesLeft = new int[0];
     private int liveCount;
     private int unlocked;
@@ -62,6 +63,7 @@ final class TableRecovery {
     private long tornValues;
     private long unsoundDropped;
     private long misplacedRelinked;
+    private long repeatedKeysDropped;
     /** While a segment is walked: its journal's before-image and the entry it belongs to, else 0. */
     private long image;
     private long imageEntry;
@@ -103,7 +105,8 @@ final class TableRecovery {
         DirectoryLayout.initialize(db, dof, remaining(maxEntries, usedEntries), remaining(maxBytes, usedBytes));
         return new Result(Arrays.copyOf(recovery.live, recovery.liveCount), segments, recovery.unlocked,
                 recovery.mutationsEnded, recovery.growthsFixed, recovery.duplicatesRemoved, recovery.entries,
-                recovery.restoredValues, recovery.tornValues, recovery.unsoundDropped, recovery.misplacedRelinked);
+                recovery.restoredValues, recovery.tornValues, recovery.unsoundDropped, recovery.misplacedRelinked,
+                recovery.repeatedKeysDropped);
     }
 
     private static long remaining(long bound, long used) {
@@ -142,7 +145,7 @@ final class TableRecovery {
             SlotLayout.set(ab, ao, mask, SlotLayout.EMPTY);
             unsoundDropped++;
         }
-        long[] duplicated = duplicatedGranules(ab, ao, mask);
+        long[] duplicated = duplicatedSlots(ab, ao, mask);
         int[] copies = copiesLeft;
         for (long i = 0; i <= mask; ) {
             long slot = SlotLayout.get(ab, ao, i);
@@ -150,7 +153,7 @@ final class TableRecovery {
                 i++;
                 continue;
             }
-            int d = Arrays.binarySearch(duplicated, SlotLayout.granule(slot));
+            int d = Arrays.binarySearch(duplicated, slot);
             if (d >= 0 && copies[d] > 1) { // a copy a cut-off shift left behind: drop all but the last one met
                 HashTable.shiftBack(ab, ao, mask, i);
                 copies[d]--;
@@ -169,6 +172,16 @@ final class TableRecovery {
                 SlotLayout.setRelease(ab, ao, firstEmpty, slot);
                 HashTable.shiftBack(ab, ao, mask, i);
                 misplacedRelinked++;
+                continue;
+            }
+            i++;
+        }
+        for (long i = 0; i <= mask; ) { // every slot left is sound and reachable: now each key once
+            long slot = SlotLayout.get(ab, ao, i);
+            if (slot != SlotLayout.EMPTY
+                    && HashTable.earlierLinkOfKey(pool, ab, ao, mask, SlotLayout.home(slot, mask), i) >= 0) {
+                HashTable.shiftBack(ab, ao, mask, i); // the link lookups do not reach: a removed one, or older
+                repeatedKeysDropped++;
                 continue;
             }
             i++;
@@ -192,32 +205,33 @@ final class TableRecovery {
         SegmentLayout.setBytes(sb, so, bytes);
     }
 
-    /** The granules that more than one slot of the array names, sorted. */
     /**
-     * The granules that two or more slots of the array name, sorted; {@link #copiesLeft} then holds how many slots
-     * name each. A shift moves slots that were already looked at (from the start of the array round to its end, in
-     * a run that wraps), so a count rather than a set of granules met tells a copy to drop from the last one left.
+     * The slot words that two or more slots of the array hold, sorted; {@link #copiesLeft} then holds how many slots
+     * hold each. A shift moves slots that were already looked at (from the start of the array round to its end, in
+     * a run that wraps), so a count rather than a set of words met tells a copy to drop from the last one left.
+     * Copies are identical words: a slot naming the same granule with another tag is another (stale) link, which
+     * the soundness check judges alone, so that it cannot take the sound link down with it.
      */
-    private long[] duplicatedGranules(MemorySegment ab, long ao, long mask) {
-        if (granules.length <= mask) {
-            granules = new long[(int) (mask + 1)]; // at most 2^29 slots
+    private long[] duplicatedSlots(MemorySegment ab, long ao, long mask) {
+        if (slotWords.length <= mask) {
+            slotWords = new long[(int) (mask + 1)]; // at most 2^29 slots
         }
         int n = 0;
         for (long i = 0; i <= mask; i++) {
             long slot = SlotLayout.get(ab, ao, i);
             if (slot != SlotLayout.EMPTY) {
-                granules[n++] = SlotLayout.granule(slot);
+                slotWords[n++] = slot;
             }
         }
-        Arrays.sort(granules, 0, n);
+        Arrays.sort(slotWords, 0, n);
         int d = 0;
         copiesLeft = new int[0];
         for (int k = 1; k < n; k++) {
-            if (granules[k] != granules[k - 1]) {
+            if (slotWords[k] != slotWords[k - 1]) {
                 continue;
             }
-            if (d == 0 || granules[d - 1] != granules[k]) {
-                granules[d++] = granules[k];
+            if (d == 0 || slotWords[d - 1] != slotWords[k]) {
+                slotWords[d++] = slotWords[k];
                 if (copiesLeft.length < d) {
                     copiesLeft = Arrays.copyOf(copiesLeft, Math.max(4, 2 * d));
                 }
@@ -225,7 +239,7 @@ final class TableRecovery {
             }
             copiesLeft[d - 1]++;
         }
-        return Arrays.copyOf(granules, d);
+        return Arrays.copyOf(slotWords, d);
     }
 
     private static boolean hasEmptySlot(MemorySegment ab, long ao, long mask) {

@@ -1,6 +1,7 @@
 package io.grove.internal.hash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import io.grove.internal.view.SliceStamp;
 import io.grove.serial.Serializers;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -137,6 +139,135 @@ class TableRecoveryTest {
             assertEquals(reference.size() - entriesBefore + 1, left.size(), "the segment's other entries are gone");
             left.forEach((k, v) -> assertEquals(reference.get(k), v));
         }
+    }
+
+    /**
+     * 15 entries in a 16-slot array (the most a segment that cannot grow holds), one of them cut off from its home
+     * by the only empty slot (a torn page): the repair links it again in that slot and empties its old one. Before
+     * shifts were bounded, the shift after the relink looked for an empty slot that no longer existed and never
+     * ended.
+     */
+    @Test
+    void anEntryCutOffByTheOnlyEmptySlotIsLinkedAgain() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            HashTable table = map.table;
+            for (long k = 0; occupiedSlots(pool, table, 0).size() < 15; k++) {
+                map.put(k, "v" + k);
+            }
+            List<Long> fifteen = occupiedSlots(pool, table, 0).subList(0, 15);
+            Map<Long, String> reference = new HashMap<>();
+            Scratch scratch = map.scratchForIteration();
+            for (long slot : fifteen) {
+                Long key = map.readKey(pool.currentReference(SlotLayout.granule(slot)), scratch);
+                reference.put(key, map.get(key));
+            }
+            scratch.release();
+            long mask = 15;
+            long array = pool.allocate(SlotLayout.bytesFor(4));
+            MemorySegment ab = pool.segment(array);
+            long ao = pool.payloadOffset(array);
+            for (long slot : fifteen) { // by linear probing: a sound array with one empty slot
+                long i = SlotLayout.home(slot, mask);
+                while (SlotLayout.get(ab, ao, i) != SlotLayout.EMPTY) {
+                    i = (i + 1) & mask;
+                }
+                SlotLayout.set(ab, ao, i, slot);
+            }
+            long empty = 0;
+            while (SlotLayout.get(ab, ao, empty) != SlotLayout.EMPTY) {
+                empty++;
+            }
+            long after = (empty + 1) & mask;
+            long before = (empty - 1) & mask;
+            while (SlotLayout.home(SlotLayout.get(ab, ao, before), mask) == after) {
+                before = (before - 1) & mask;
+            }
+            long cutOff = SlotLayout.get(ab, ao, before);
+            SlotLayout.set(ab, ao, before, SlotLayout.get(ab, ao, after)); // its home is 'after', a run's start
+            SlotLayout.set(ab, ao, after, cutOff); // its home is before the empty slot
+            SegmentLayout.setSlots(table.block(0), table.offset(0), array);
+            SegmentLayout.setSlotBits(table.block(0), table.offset(0), 4);
+
+            TableRecovery.Result result = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> repair(pool, map));
+            assertEquals(1, result.misplacedRelinked());
+            reference.forEach((k, v) -> assertEquals(v, map.get(k), "key " + k));
+        }
+    }
+
+    /**
+     * A stale slot (from an older page) names the granule of a sound entry with another key's tag, later in the
+     * array than the sound slot: the stale link is dropped, the sound one kept. When copies were told apart by
+     * granule alone, the first met was dropped as a copy and the stale one as unsound: the entry was lost.
+     */
+    @Test
+    void aStaleSlotNamingASoundEntryDoesNotTakeItDown() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            HashTable table = map.table;
+            for (long k = 0; occupiedSlots(pool, table, 0).size() < 3; k++) {
+                map.put(k, "v" + k);
+            }
+            long slots = SegmentLayout.slots(table.block(0), table.offset(0));
+            MemorySegment ab = pool.segment(slots);
+            long ao = pool.payloadOffset(slots);
+            long first = 0;
+            while (SlotLayout.get(ab, ao, first) == SlotLayout.EMPTY) {
+                first++;
+            }
+            long slot = SlotLayout.get(ab, ao, first);
+            long last = (1L << table.slotBits(0)) - 1;
+            while (SlotLayout.get(ab, ao, last) != SlotLayout.EMPTY) {
+                last--;
+            }
+            long staleTag = SlotLayout.tagBits(last ^ (1L << 20)); // its home is 'last'; another key's tag
+            SlotLayout.set(ab, ao, last, staleTag | SlotLayout.granule(slot));
+            Scratch scratch = map.scratchForIteration();
+            Long key = map.readKey(pool.currentReference(SlotLayout.granule(slot)), scratch);
+            scratch.release();
+            String value = map.get(key);
+
+            TableRecovery.Result result = repair(pool, map);
+            assertEquals(1, result.unsoundDropped());
+            assertEquals(value, map.get(key), "the sound entry of key " + key);
+        }
+    }
+
+    /**
+     * Two sound entries of one key linked in one run (a torn page kept the slot of an entry a later removal had
+     * unlinked, while the page with the new entry's slot was written): verify reports it, and the repair drops
+     * the link lookups do not reach, so that a removal of the key does not bring the old value back.
+     */
+    @Test
+    void aKeyLinkedTwiceKeepsTheLinkLookupsFind() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            map.put(7L, "new");
+            Scratch scratch = map.begin(7L);
+            int s = map.table.segmentOf(scratch.keyHash());
+            map.table.insert(s, scratch, map.newEntry("old", scratch)); // the stale link, later in the run
+            scratch.release();
+            assertTrue(TableCheck.check(pool, map.directory()).problems().stream()
+                    .anyMatch(p -> p.contains("too (lookups find only that one)")));
+
+            TableRecovery.Result result = repair(pool, map);
+            assertEquals(1, result.repeatedKeysDropped());
+            assertEquals("new", map.get(7L));
+            map.remove(7L);
+            assertNull(map.get(7L), "after remove(7)");
+        }
+    }
+
+    private static List<Long> occupiedSlots(Pool pool, HashTable table, int s) {
+        long slots = SegmentLayout.slots(table.block(s), table.offset(s));
+        List<Long> occupied = new ArrayList<>();
+        for (long i = 0; i < 1L << table.slotBits(s); i++) {
+            long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i);
+            if (slot != SlotLayout.EMPTY) {
+                occupied.add(slot);
+            }
+        }
+        return occupied;
     }
 
     /**
