@@ -109,6 +109,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         private final Serializer<V> valueSerializer;
         private long expectedSize = 16;
         private long memoryLimit = -1;
+        private boolean hugePages;
         private MemoryPool pool;
         private long maximumSize = Long.MAX_VALUE;
         private long maximumBytes = Long.MAX_VALUE;
@@ -158,6 +159,16 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                 throw new IllegalArgumentException("memoryLimit must be positive, was " + bytes);
             }
             this.memoryLimit = bytes;
+            return this;
+        }
+
+        /**
+         * Asks for huge pages for the map's own pool ({@link MemoryPool.Builder#hugePages}: faster lookups in a
+         * large map, memory committed 2 MiB at a time; needs native access to stay quiet); not allowed together with
+         * {@link #pool} (build that pool with it) or {@link #file} (a file's pages are the page cache's).
+         */
+        public Builder<K, V> hugePages() {
+            this.hugePages = true;
             return this;
         }
 
@@ -293,6 +304,11 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                         + ") applies to the map's own pool; a shared pool has its own limit (" + pool.memoryLimit()
                         + ")");
             }
+            if (hugePages && (pool != null || file != null)) {
+                throw new IllegalArgumentException("hugePages applies to the map's own pool in memory; "
+                        + (pool != null ? "build the shared pool with MemoryPool.Builder.hugePages"
+                                : "a map in a file uses the page cache's pages"));
+            }
             if (file != null) {
                 if (pool != null || memoryLimit > 0) {
                     throw new IllegalArgumentException("a map in a file uses the file's memory: pool and memoryLimit"
@@ -313,7 +329,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                 }
                 return new OffHeapHashMap<>((Pool) pool, false, keySerializer, valueSerializer, expectedSize, bounds);
             }
-            MemoryPool.Builder own = MemoryPool.builder();
+            MemoryPool.Builder own = MemoryPool.builder().hugePages(hugePages);
             if (memoryLimit > 0) {
                 own.memoryLimit(memoryLimit);
             }

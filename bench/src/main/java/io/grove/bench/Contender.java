@@ -26,7 +26,10 @@ public interface Contender<S extends Subject> {
     /** How the parent splits the memory budget for this contender's JVM. */
     Placement placement();
 
-    /** Extra JVM options this contender's worker JVM needs (peers may need {@code --add-opens}; Grove needs none). */
+    /**
+     * Extra JVM options this contender's worker JVM needs (peers may need {@code --add-opens}; Grove's huge-page
+     * variant native access).
+     */
     default List<String> jvmOptions() {
         return List.of();
     }

@@ -61,7 +61,9 @@ public final class Registry {
                     new Scenario.Comparison("grove-hash-file", "chronicle-file"),
                     new Scenario.Comparison("grove-hash-file", "mapdb-file"),
                     new Scenario.Comparison("grove-hash-file", "lmdb"),
-                    new Scenario.Comparison("grove-hash-file", "grove-hash"))).toList();
+                    new Scenario.Comparison("grove-hash-file", "grove-hash"),
+                    new Scenario.Comparison("grove-hash-hp", "chronicle"),
+                    new Scenario.Comparison("grove-hash-hp", "grove-hash"))).toList();
 
     /**
      * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
@@ -127,6 +129,7 @@ public final class Registry {
             HeapContender.INSTANCE,
             GroveKv.INSTANCE,
             GroveKv.IN_FILE,
+            GroveKv.HUGE_PAGES,
             ChmKv.INSTANCE,
             ChronicleKv.INSTANCE,
             OhcKv.INSTANCE,

@@ -11,7 +11,9 @@ import io.grove.serial.Serializers;
 /**
  * Run by {@link NoWarningsTest} in a JVM started with no flags: exercises the off-heap paths (blocks reserved
  * through an arena, slices allocated, written through a view, read back, deleted and reclaimed, pools closed)
- * under both reclamation modes, then prints {@link #DONE}. Any failure exits non-zero with a stack trace.
+ * under both reclamation modes, then asks for a pool on huge pages, which needs native access and must be refused
+ * with an exception rather than a warning of the JDK, then prints {@link #DONE}. Any failure exits non-zero with a
+ * stack trace.
  */
 public final class NoWarningsMain {
 
@@ -27,6 +29,13 @@ public final class NoWarningsMain {
                     .reclamation(reclamation)
                     .build()) {
                 exercise((Pool) pool);
+            }
+        }
+        try (MemoryPool pool = MemoryPool.builder().hugePages(true).build()) {
+            throw new AssertionError("a pool on huge pages was built without native access: " + pool);
+        } catch (IllegalStateException refused) {
+            if (!refused.getMessage().contains("--enable-native-access=ALL-UNNAMED")) {
+                throw new AssertionError("refused without naming the flag", refused);
             }
         }
         System.out.println(DONE);

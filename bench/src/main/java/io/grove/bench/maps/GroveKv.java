@@ -3,6 +3,7 @@ package io.grove.bench.maps;
 import io.grove.GroveHashMap;
 import io.grove.MemoryFootprint;
 import io.grove.bench.Placement;
+import io.grove.bench.Scenario;
 import io.grove.bench.WorkerConfig;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
@@ -11,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 
 /**
  * Grove's off-heap hash map ({@code io.grove.GroveHashMap}), {@code byte[]} keys and values. Copying get =
@@ -20,25 +22,42 @@ import java.util.ConcurrentModificationException;
  * eviction scenario bounded with {@code maximumSize(capacity)} and {@code recordStats()}.
  */
 public final class GroveKv extends KvContender {
-    public static final GroveKv INSTANCE = new GroveKv(false);
+    public static final GroveKv INSTANCE = new GroveKv(false, false);
     /** The same map in a file (a new one in java.io.tmpdir per run, deleted at close), its size the budget. */
-    public static final GroveKv IN_FILE = new GroveKv(true);
+    public static final GroveKv IN_FILE = new GroveKv(true, false);
+    /** The same map in memory whose pool asks for transparent huge pages ({@code hugePages()}). */
+    public static final GroveKv HUGE_PAGES = new GroveKv(false, true);
 
     private final boolean inFile;
+    private final boolean hugePages;
 
-    private GroveKv(boolean inFile) {
+    private GroveKv(boolean inFile, boolean hugePages) {
         this.inFile = inFile;
+        this.hugePages = hugePages;
     }
 
     @Override
     public String name() {
-        return inFile ? "grove-hash-file" : "grove-hash";
+        return inFile ? "grove-hash-file" : hugePages ? "grove-hash-hp" : "grove-hash";
+    }
+
+    @Override
+    public List<String> jvmOptions() {
+        return hugePages ? List.of("--enable-native-access=ALL-UNNAMED") : List.of();
+    }
+
+    /** The huge-page variant runs in the MapHash scenario only, so that it adds few runs to the default benchmark. */
+    @Override
+    public String notApplicable(Scenario scenario) {
+        return hugePages && !scenario.name().equals(FileBackedPeers.SCENARIO)
+                ? "the huge-page variant runs in " + FileBackedPeers.SCENARIO + " only" : null;
     }
 
     @Override
     public String description() {
         return "Grove GroveHashMap<byte[], byte[]> off heap" + (inFile ? ", in a memory-mapped file of the off-heap"
-                + " budget's size (page cache, never forced)" : "") + "; get copies into a reused array, zc-get"
+                + " budget's size (page cache, never forced)" : "") + (hugePages ? ", its pool's blocks marked for"
+                + " transparent huge pages" : "") + "; get copies into a reused array, zc-get"
                 + " reads 2 words through zc().get's handle; expectedSize = keys, memoryLimit = off-heap budget";
     }
 
@@ -62,6 +81,9 @@ public final class GroveKv extends KvContender {
             b.file(file).maxFileSize(config.offHeapLimit());
         } else {
             b.memoryLimit(config.offHeapLimit());
+            if (hugePages) {
+                b.hugePages();
+            }
         }
         long capacity = capacity(config);
         if (capacity > 0) {

@@ -62,6 +62,26 @@ public final class Pool implements MemoryPool {
         this(blockSize, memoryLimit, reclamation, new ArenaBlockSource());
     }
 
+    /**
+     * A pool whose blocks are mapped for transparent huge pages ({@link HugePageBlockSource}) where that works
+     * (Linux on x86-64 or AArch64), from an arena elsewhere.
+     *
+     * @throws IllegalStateException where it works but Grove's module may not call native code: the JDK would
+     *     print a warning at the first call, and Grove prints none
+     */
+    public static Pool withHugePages(int blockSize, long memoryLimit, Reclamation reclamation) {
+        if (!HugePageBlockSource.supported()) {
+            return new Pool(blockSize, memoryLimit, reclamation, new ArenaBlockSource());
+        }
+        Module grove = Pool.class.getModule();
+        if (!grove.isNativeAccessEnabled()) {
+            throw new IllegalStateException("huge pages are asked for with mmap and madvise, which Grove calls"
+                    + " through java.lang.foreign.Linker: run the JVM with --enable-native-access="
+                    + (grove.isNamed() ? grove.getName() : "ALL-UNNAMED"));
+        }
+        return new Pool(blockSize, memoryLimit, reclamation, new HugePageBlockSource());
+    }
+
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
         this(blockSize, memoryLimit, reclamation, source, null, null, false);
     }
