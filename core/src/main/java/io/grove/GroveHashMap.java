@@ -164,8 +164,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * Asks for huge pages for the map's own pool ({@link MemoryPool.Builder#hugePages}: faster lookups in a
-         * large map, memory committed 2 MiB at a time; needs native access to stay quiet); not allowed together with
-         * {@link #pool} (build that pool with it) or {@link #file} (a file's pages are the page cache's).
+         * large map, memory committed 2 MiB at a time; the JVM must run with {@code --enable-native-access}, else
+         * {@link #build()} throws {@link IllegalStateException}); not allowed together with {@link #pool} (build
+         * that pool with it) or {@link #file} (a file's pages are the page cache's).
          */
         public Builder<K, V> hugePages() {
             this.hugePages = true;

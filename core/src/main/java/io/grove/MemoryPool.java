@@ -120,10 +120,10 @@ public sealed interface MemoryPool extends AutoCloseable permits Pool {
          * ({@code madvise(MADV_HUGEPAGE)}), which the kernel honours when
          * {@code /sys/kernel/mm/transparent_hugepage/enabled} is {@code madvise} or {@code always}; elsewhere, or
          * with huge pages disabled, the blocks get ordinary pages and work the same. With many entries most
-         * lookups of a map miss the TLB with 4 KiB pages: MapHash's 80/15/5 workload over a million entries ran
-         * 25% faster with huge pages on this project's test machine ({@code BENCHMARKS.md}). The cost: memory is
-         * committed 2 MiB at a time as the pool fills (a block's unused tail stays uncommitted only below 2 MiB),
-         * and blocks smaller than 2 MiB gain nothing. It calls the C library through the JDK's {@code Linker}, a
+         * lookups of a map miss the TLB with 4 KiB pages: a hash map on huge pages ran MapHash's 80/15/5 workload
+         * 1.11-1.30x as fast over a million entries, 1.34x over 20 million, on this project's test machine
+         * ({@code BENCHMARKS.md}). The cost: memory is committed 2 MiB at a time as the pool fills, and blocks
+         * smaller than 2 MiB gain nothing. It calls the C library through the JDK's {@code Linker}, a
          * restricted method: the JVM must run with {@code --enable-native-access=ALL-UNNAMED} (or Grove's module
          * name), else {@link #build()} throws {@link IllegalStateException} saying so (rather than have the JDK
          * print a warning). Without this option Grove needs no JVM flag.

@@ -76,7 +76,7 @@ public final class Pool implements MemoryPool {
         Module grove = Pool.class.getModule();
         if (!grove.isNativeAccessEnabled()) {
             throw new IllegalStateException("huge pages are asked for with mmap and madvise, which Grove calls"
-                    + " through java.lang.foreign.Linker: run the JVM with --enable-native-access="
+                    + " through the JDK's foreign linker: run the JVM with --enable-native-access="
                     + (grove.isNamed() ? grove.getName() : "ALL-UNNAMED"));
         }
         return new Pool(blockSize, memoryLimit, reclamation, new HugePageBlockSource());
