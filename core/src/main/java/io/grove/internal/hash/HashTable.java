@@ -97,7 +97,7 @@ final class HashTable {
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
         int segments = 1 << segmentBits;
-        this.segmentShift = 63 - segmentBits;
+        this.segmentShift = segmentShift(1 << segmentBits);
         this.growth = new SegmentGrowth(pool);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
@@ -154,7 +154,7 @@ final class HashTable {
             throw new IllegalStateException("a hash table directory of " + pool.length(directory)
                     + " bytes, which lists no power-of-two number of segments");
         }
-        this.segmentShift = 63 - Integer.numberOfTrailingZeros(segments);
+        this.segmentShift = segmentShift(segments);
         this.growth = new SegmentGrowth(pool);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
@@ -273,7 +273,17 @@ final class HashTable {
     }
 
     int segmentOf(long hash) {
+        return segmentOf(hash, segmentShift);
+    }
+
+    /** The segment of a key with this hash in a table of {@code 2^(63 - segmentShift)} segments: its top bits. */
+    static int segmentOf(long hash, int segmentShift) {
         return (int) (hash >>> 1 >>> segmentShift); // shifts by 64 - bits in two steps: bits may be 0
+    }
+
+    /** The shift {@link #segmentOf(long, int)} takes for a table of {@code segments} segments (a power of two). */
+    static int segmentShift(int segments) {
+        return 63 - Integer.numberOfTrailingZeros(segments);
     }
 
     // ---- lock-free reads ---------------------------------------------------------------------------------------
@@ -580,10 +590,7 @@ final class HashTable {
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
-        long i = SlotLayout.homeOf(scratch.keyHash(), mask);
-        while (SlotLayout.get(ab, ao, i) != SlotLayout.EMPTY) {
-            i = (i + 1) & mask;
-        }
+        long i = SlotLayout.firstEmptyFrom(ab, ao, mask, SlotLayout.homeOf(scratch.keyHash(), mask));
         long count = SegmentLayout.count(sb, so) + 1;
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);

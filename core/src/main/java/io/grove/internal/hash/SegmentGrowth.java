@@ -90,11 +90,7 @@ final class SegmentGrowth {
         for (long i = 0; i < oldSlots; i++) {
             long slot = SlotLayout.get(ob, oo, i);
             if (slot != SlotLayout.EMPTY) {
-                long j = SlotLayout.home(slot, mask);
-                while (SlotLayout.get(nb, no, j) != SlotLayout.EMPTY) {
-                    j = (j + 1) & mask;
-                }
-                SlotLayout.set(nb, no, j, slot);
+                SlotLayout.set(nb, no, SlotLayout.firstEmptyFrom(nb, no, mask, SlotLayout.home(slot, mask)), slot);
             }
         }
         SegmentLayout.beginMutation(sb, so);

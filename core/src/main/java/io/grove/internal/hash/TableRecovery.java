@@ -85,7 +85,7 @@ final class TableRecovery {
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
         int segments = DirectoryLayout.segmentsIn(pool.length(directory));
-        int segmentShift = 63 - Integer.numberOfTrailingZeros(segments);
+        int segmentShift = HashTable.segmentShift(segments);
         long usedEntries = 0;
         long usedBytes = 0;
         for (int s = 0; s < segments; s++) {
@@ -279,7 +279,7 @@ final class TableRecovery {
                 return 0;
             }
             long hash = KeyHash.of(eb, eo + EntryLayout.KEY, keyLength);
-            if ((int) (hash >>> 1 >>> segmentShift) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
+            if (HashTable.segmentOf(hash, segmentShift) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
                 return 0;
             }
             long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
