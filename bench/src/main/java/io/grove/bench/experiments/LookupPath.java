@@ -58,8 +58,11 @@ import java.util.concurrent.CountDownLatch;
  * warm-up of the same length. Prints ns per operation per thread and million ops/s.
  */
 public final class LookupPath {
-    static final int KEYS = 1_000_000;
+    /** Records ({@code -Dkeys}; the prototypes keep 2,048 segments of {@link #SLOTS} slots whatever the count). */
+    static final int KEYS = Integer.getInteger("keys", 1_000_000);
     static final int VALUE = 248;
+    /** {@code -Dwork=N}: N steps of dependent arithmetic before each operation (how much of it overlaps misses). */
+    static final int WORK = Integer.getInteger("work", 0);
     static final int SEGMENT_BITS = 11;
     static final int SEGMENTS = 1 << SEGMENT_BITS;
     static final int TABLE_BITS = 10;
@@ -68,6 +71,8 @@ public final class LookupPath {
     static final int SLOTS = Integer.getInteger("slots", 1 << TABLE_BITS);
     /** What a get reads: {@code copy} (the value into an array, as the map's get) or {@code words} (2 words). */
     static final boolean COPY = System.getProperty("read", "copy").equals("copy");
+    /** {@code -Dvarlen=true}, open table only: the copy's length read from its entry header, not a constant. */
+    static final boolean VARLEN = Boolean.getBoolean("varlen");
     static final int RECORD = 88;
     static final long GRANULE_MASK = (1L << 34) - 1;
     static final long VERSION_MASK = ((1L << 29) - 1) << 34;
@@ -174,7 +179,8 @@ public final class LookupPath {
                 return false;
             }
             if (COPY) {
-                MemorySegment.copy(eb, ValueLayout.JAVA_BYTE, valueAt, out, 0, VALUE);
+                int length = VARLEN ? eb.get(ValueLayout.JAVA_INT, stampAt + 12) : VALUE;
+                MemorySegment.copy(eb, ValueLayout.JAVA_BYTE, valueAt, out, 0, length);
             } else {
                 ARRAY_LONG.set(out, 0, eb.get(ValueLayout.JAVA_LONG_UNALIGNED, valueAt));
                 ARRAY_LONG.set(out, 8, eb.get(ValueLayout.JAVA_LONG_UNALIGNED, valueAt + VALUE - 8));
@@ -704,6 +710,9 @@ public final class LookupPath {
                         long id = (r >>> 1) % KEYS;
                         long key = key(id);
                         int pick = mode == 0 ? 0 : mode == 1 ? 90 : (int) ((r >>> 40) % 100);
+                        for (int u = 0; u < WORK; u++) { // -Dwork: dependent arithmetic, no memory
+                            rnd = Long.rotateLeft(rnd * 0x9E3779B97F4A7C15L, 7);
+                        }
                         if (pick < 80) {
                             if (table.get(id, key, out) && (long) ARRAY_LONG.get(out, 0) != key) {
                                 wrong++;
