@@ -76,8 +76,8 @@ public final class GroveKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (sharedPool != null) {
             builder.pool(sharedPool);
         }
+        this.context = context; // before the map is published: the updates read it
         map = builder.build();
-        this.context = context;
         context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
     }
 
