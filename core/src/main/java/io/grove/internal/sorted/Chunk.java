@@ -12,13 +12,13 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Entry {@code e} is four longs of {@link #entries} from {@code 4e}: the key's reference, the value's
  * reference (0: no value, written by CAS), a link word holding the key's length (high 32 bits) and the next
- * entry plus one (low 32 bits; 0 ends the list), and the key's {@link Keys#prefix}, which lets searches compare
- * most keys without reading them off heap. Entries form a singly linked list sorted by key, with no key
- * twice. A chunk made by a rebalance holds its entries in array order, linked in that order: the sorted prefix
- * {@code [0, sortedCount)}, searched by binary search. Later entries are taken from {@link #allocated} by a
- * fetch-and-add and linked into the list by a CAS on their predecessor's link (or {@link #head}), so a search
- * binary-searches the prefix and walks the list from there. Entries are never unlinked: a removed key keeps its
- * entry with value 0 until the next rebalance drops it.
+ * entry plus one (low 32 bits; 0 ends the list), and the key's {@link Keys#prefix} taken after the chunk's
+ * {@link #shared} bytes, which lets searches compare most keys without reading them off heap. Entries form a
+ * singly linked list sorted by key, with no key twice. A chunk made by a rebalance holds its entries in array
+ * order, linked in that order: the sorted prefix {@code [0, sortedCount)}, searched by binary search. Later entries
+ * are taken from {@link #allocated} by a fetch-and-add and linked into the list by a CAS on their predecessor's
+ * link (or {@link #head}), so a search binary-searches the prefix and walks the list from there. Entries are never
+ * unlinked: a removed key keeps its entry with value 0 until the next rebalance drops it.
  *
  * <p>Invariants: (I1) the list is sorted and duplicate-free; (I2) an entry's key reference, length and prefix
  * are written before the CAS that links it and never change, so a thread that reads a link (volatile) sees them;
@@ -27,7 +27,10 @@ import java.lang.invoke.VarHandle;
  * and every entry's value reference are fixed; (I4) a key slice an entry refers to is deleted only after
  * {@link #state} became {@link #REPLACED} (a rebalance deletes the keys of entries without a value; the map's
  * close, which retires its chunks without replacing them, deletes all), so a search of this chunk is valid if
- * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads).
+ * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads); (I5) every key of
+ * the chunk lies in {@code [minKey, upperKey)} (the index partitions the key space, and an insertion goes to the
+ * chunk whose range holds its key), so it starts with the {@link #shared} bytes and its prefix is taken after them;
+ * a probe that does not start with them is ordered against all entries at once.
  *
  * <p>A chunk the close retired stays in the index for good. So a thread that finds a chunk replaced and would
  * look for its successor in the index again must first check that the map is open ({@link Closing#check}): it
@@ -75,6 +78,12 @@ final class Chunk {
     final Key minKey;
     /** The end of the range, exclusive; {@code null} for the last chunk (plus infinity). */
     final Key upperKey;
+    /**
+     * How many first bytes every key of the range has in common: those {@link #minKey} and {@link #upperKey}
+     * share ({@link Key#sharedLength}). Entries' prefixes are taken after them ({@link #prefixOf}); a probe that
+     * does not start with them lies below or above the whole chunk ({@link Keys#outside}).
+     */
+    final int shared;
     /** Entries the chunk's array holds: the most entries it can take before a rebalance ({@link Rebalancer}). */
     final int capacity;
     /** The entries the chunk was built with, sorted, at the start of its array. */
@@ -92,13 +101,14 @@ final class Chunk {
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
-     * the given key references, lengths and prefixes and value references (sorted, all with values), linked in
-     * array order.
+     * the given key references, lengths and prefixes ({@link #prefixOf} for this chunk's {@link #shared}) and value
+     * references (sorted, all with values), linked in array order.
      */
     Chunk(Key minKey, Key upperKey, int capacity, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
             long[] valueRefs, int from, int count) {
         this.minKey = minKey;
         this.upperKey = upperKey;
+        this.shared = Key.sharedLength(minKey, upperKey);
         this.capacity = capacity;
         this.sortedCount = count;
         this.entries = new long[capacity * STRIDE];
@@ -164,6 +174,14 @@ final class Chunk {
         return e;
     }
 
+    /**
+     * The prefix this chunk keeps for the key {@code [offset, offset + length)} of {@code source}, a key of its
+     * range (which starts with the {@link #shared} bytes): its {@link Keys#prefix} after them.
+     */
+    long prefixOf(Keys keys, MemorySegment source, long offset, int length) {
+        return keys.prefix(source, offset + shared, length - shared);
+    }
+
     // ---- search
 
     /**
@@ -174,10 +192,11 @@ final class Chunk {
      */
     long window(Keys keys, MemorySegment probe, int length, boolean inclusive) {
         int limit = inclusive ? -1 : 0; // an entry is before the probe while compare(probe, key) > limit
-        long prefix = keys.prefix(probe, 0, length);
-        int pred = lastSortedBelow(keys, probe, length, prefix, inclusive); // -1 is NONE
+        int outside = keys.outside(probe, length, minKey, shared);
+        long prefix = outside == 0 ? prefixOf(keys, probe, 0, length) : 0;
+        int pred = lastSortedBelow(keys, probe, length, prefix, outside, inclusive); // -1 is NONE
         int next = pred == NONE ? first() : next(pred);
-        while (next != NONE && compare(keys, probe, length, prefix, next) > limit) {
+        while (next != NONE && compare(keys, probe, length, prefix, outside, next) > limit) {
             pred = next;
             next = next(next);
         }
@@ -185,12 +204,17 @@ final class Chunk {
     }
 
     /**
-     * Compares the probe, whose prefix is {@code prefix}, with entry {@code e}'s key. A search that did not publish
-     * may read a key slice reused since the chunk was replaced (I4) and hand those bytes to a user comparator's
-     * deserializer, which may throw: if the chunk is replaced, the failure is dropped and -1 returned (the caller
-     * discards what it read from a replaced chunk); if not, the bytes were the key's and the failure is the user's.
+     * Compares the probe, whose prefix for this chunk is {@code prefix} and whose place against the chunk's shared
+     * bytes is {@code outside} ({@link Keys#outside}: nonzero decides for every entry), with entry {@code e}'s key.
+     * A search that did not publish may read a key slice reused since the chunk was replaced (I4) and hand those
+     * bytes to a user comparator's deserializer, which may throw: if the chunk is replaced, the failure is dropped
+     * and -1 returned (the caller discards what it read from a replaced chunk); if not, the bytes were the key's and
+     * the failure is the user's.
      */
-    private int compare(Keys keys, MemorySegment probe, int length, long prefix, int e) {
+    private int compare(Keys keys, MemorySegment probe, int length, long prefix, int outside, int e) {
+        if (outside != 0) {
+            return outside;
+        }
         try {
             return keys.compare(probe, length, prefix, keyRef(e), keyLength(e), keyPrefix(e));
         } catch (RuntimeException | Error failure) { // what a deserializer may throw on reused bytes (Serializer)
@@ -203,8 +227,14 @@ final class Chunk {
 
     /** Compares the heap key {@code probe} with entry {@code e}'s key; failures as for the probe comparison. */
     int compare(Keys keys, Key probe, int e) {
+        MemorySegment bytes = probe.segment();
+        int outside = keys.outside(bytes, probe.length(), minKey, shared);
+        if (outside != 0) {
+            return outside;
+        }
+        long prefix = shared == 0 ? keys.prefix(probe) : prefixOf(keys, bytes, 0, probe.length());
         try {
-            return keys.compare(probe, keyRef(e), keyLength(e), keyPrefix(e));
+            return keys.compare(bytes, probe.length(), prefix, keyRef(e), keyLength(e), keyPrefix(e));
         } catch (RuntimeException | Error failure) {
             if (isReplaced()) {
                 return -1;
@@ -228,10 +258,12 @@ final class Chunk {
     /** The entry with the probe's key given the probe's (exclusive) {@link #window}, or {@link #NONE}. */
     int holding(Keys keys, MemorySegment probe, int length, long window) {
         int candidate = successorOf(window);
-        if (candidate != NONE && compare(keys, probe, length, keys.prefix(probe, 0, length), candidate) == 0) {
-            return candidate;
+        if (candidate == NONE) {
+            return NONE;
         }
-        return NONE;
+        int outside = keys.outside(probe, length, minKey, shared);
+        long prefix = outside == 0 ? prefixOf(keys, probe, 0, length) : 0;
+        return compare(keys, probe, length, prefix, outside, candidate) == 0 ? candidate : NONE;
     }
 
     /**
@@ -239,17 +271,20 @@ final class Chunk {
      * where a descending walk starts (Oak §4.2).
      */
     int lastSortedBelow(Keys keys, MemorySegment probe, int length, boolean inclusive) {
-        return lastSortedBelow(keys, probe, length, keys.prefix(probe, 0, length), inclusive);
+        int outside = keys.outside(probe, length, minKey, shared);
+        long prefix = outside == 0 ? prefixOf(keys, probe, 0, length) : 0;
+        return lastSortedBelow(keys, probe, length, prefix, outside, inclusive);
     }
 
-    private int lastSortedBelow(Keys keys, MemorySegment probe, int length, long prefix, boolean inclusive) {
+    private int lastSortedBelow(Keys keys, MemorySegment probe, int length, long prefix, int outside,
+            boolean inclusive) {
         int limit = inclusive ? -1 : 0;
         int lo = 0;
         int hi = sortedCount - 1;
         int found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (compare(keys, probe, length, prefix, mid) > limit) {
+            if (compare(keys, probe, length, prefix, outside, mid) > limit) {
                 found = mid;
                 lo = mid + 1;
             } else {

@@ -307,7 +307,7 @@ final class ChunkMap<K, V> {
                 s.keyLength());
         int e = Chunk.NONE;
         try {
-            int slot = c.allocate(keyRef, s.keyLength(), keys.prefix(s.key(), 0, s.keyLength()));
+            int slot = c.allocate(keyRef, s.keyLength(), c.prefixOf(keys, s.key(), 0, s.keyLength()));
             if (slot == Chunk.NONE) {
                 return Chunk.NONE;
             }

@@ -32,6 +32,18 @@ record Key(MemorySegment segment, int length, long prefix) {
         return new Key(segment, size);
     }
 
+    /**
+     * The number of first bytes {@code a} and {@code b} have in common: every key between them starts with those
+     * bytes (in the byte order). 0 if either is {@code null} (an open end).
+     */
+    static int sharedLength(Key a, Key b) {
+        if (a == null || b == null) {
+            return 0;
+        }
+        long m = MemorySegment.mismatch(a.segment(), 0, a.length(), b.segment(), 0, b.length());
+        return m == -1 ? a.length() : (int) m;
+    }
+
     static Key copyOf(MemorySegment source, long offset, int length) {
         byte[] bytes = new byte[length];
         MemorySegment.copy(source, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, bytes, 0, length);

@@ -13,6 +13,11 @@ import java.nio.ByteOrder;
  * reference and compares stored keys without reading them off heap unless the prefixes are equal. (If the first
  * difference of two keys is at byte {@code i < 8}, both prefixes hold it there; if one key ends before {@code i}
  * its zero padding is at most the other's byte, and strictly less or the prefixes would be equal.)
+ *
+ * <p>A chunk takes its entries' prefixes after the bytes that every key of its range starts with
+ * ({@link Chunk#shared}): keys that share a long prefix ({@code user…}) would otherwise all have nearly the same
+ * first 8 bytes, and every comparison would read the stored key. The same argument holds for the bytes after a
+ * common start; a probe that does not start with those bytes is ordered against the whole chunk by {@link #outside}.
  */
 final class Keys {
     private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
@@ -62,9 +67,30 @@ final class Keys {
         return order.compare(probe, 0, length, pool.segment(keyRef), pool.payloadOffset(keyRef), keyLength);
     }
 
-    /** Compares a heap key with the stored key {@code keyRef} whose {@link #prefix} is {@code keyPrefix}. */
-    int compare(Key probe, long keyRef, int keyLength, long keyPrefix) {
-        return compare(probe.segment(), probe.length(), prefixed ? probe.prefix() : 0, keyRef, keyLength, keyPrefix);
+    /** The {@link #prefix} of a heap key, which it keeps. */
+    long prefix(Key key) {
+        return prefixed ? key.prefix() : 0;
+    }
+
+    /**
+     * Where the probe {@code [0, length)} of {@code probe} lies against every key that starts with the first
+     * {@code shared} bytes of {@code start}: 0 if it starts with them too (then its bytes after them decide), else
+     * -1 if it is below all such keys and 1 if above. Always 0 outside the byte order, whose chunks share nothing.
+     */
+    int outside(MemorySegment probe, int length, Key start, int shared) {
+        if (!prefixed || shared == 0) {
+            return 0;
+        }
+        int n = Math.min(length, shared);
+        long m = MemorySegment.mismatch(probe, 0, n, start.segment(), 0, shared);
+        if (m == -1) {
+            return 0;
+        }
+        if (m == n) { // the probe ends inside the shared bytes: a proper prefix of every such key
+            return -1;
+        }
+        return Integer.compare(probe.get(ValueLayout.JAVA_BYTE, m) & 0xFF,
+                start.segment().get(ValueLayout.JAVA_BYTE, m) & 0xFF);
     }
 
     /** Compares two heap keys; {@code null} stands for minus infinity. */

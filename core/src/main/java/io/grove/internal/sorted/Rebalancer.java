@@ -149,6 +149,7 @@ final class Rebalancer {
         long[] keyRefs = new long[allocated];
         int[] keyLengths = new int[allocated];
         long[] keyPrefixes = new long[allocated];
+        int[] prefixStarts = new int[allocated]; // where each prefix was taken: its old chunk's shared bytes
         long[] valueRefs = new long[allocated];
         long[] deadKeys = new long[allocated];
         int live = 0;
@@ -160,6 +161,7 @@ final class Rebalancer {
                     keyRefs[live] = chunk.keyRef(e);
                     keyLengths[live] = chunk.keyLength(e);
                     keyPrefixes[live] = chunk.keyPrefix(e);
+                    prefixStarts[live] = chunk.shared;
                     valueRefs[live++] = value;
                 } else {
                     deadKeys[dead++] = chunk.keyRef(e);
@@ -167,7 +169,7 @@ final class Rebalancer {
             }
         }
         Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
-                valueRefs, live);
+                prefixStarts, valueRefs, live);
         index.replace(old, fresh);
         for (Chunk chunk : old) {
             chunk.markReplaced();
@@ -229,8 +231,8 @@ final class Rebalancer {
         return null;
     }
 
-    private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, long[] valueRefs,
-            int count) {
+    private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
+            int[] prefixStarts, long[] valueRefs, int count) {
         int perChunk = Math.max(1, chunkSize / 2);
         int chunks = Math.max(1, (count + perChunk - 1) / perChunk);
         Chunk[] fresh = new Chunk[chunks];
@@ -239,12 +241,29 @@ final class Rebalancer {
         for (int i = 0; i < chunks; i++) {
             int to = (int) ((long) count * (i + 1) / chunks);
             Key end = i + 1 < chunks ? keys.copy(keyRefs[to], keyLengths[to]) : upper;
+            retakePrefixes(Key.sharedLength(lower, end), keyRefs, keyLengths, keyPrefixes, prefixStarts, from, to);
             fresh[i] = new Chunk(lower, end, capacityFor(to - from, chunkSize), keyRefs, keyLengths, keyPrefixes,
                     valueRefs, from, to - from);
             lower = end;
             from = to;
         }
         return fresh;
+    }
+
+    /**
+     * Makes the prefixes of entries {@code [from, to)} those of a new chunk whose keys share {@code shared} first
+     * bytes ({@link Chunk#prefixOf}): a prefix taken in an old chunk with other shared bytes is taken again from the
+     * key, which is live (its entry has a value, and the old chunks are frozen).
+     */
+    private void retakePrefixes(int shared, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, int[] prefixStarts,
+            int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (prefixStarts[i] != shared) {
+                long ref = keyRefs[i];
+                keyPrefixes[i] = keys.prefix(keys.pool.segment(ref), keys.pool.payloadOffset(ref) + shared,
+                        keyLengths[i] - shared);
+            }
+        }
     }
 
     static void drain(Chunk c) {
