@@ -44,6 +44,16 @@ class TableRecoveryTest {
      * Puts keys 0, 1, ... until segment 0 has an occupied slot followed by a displaced entry (one not in its home
      * slot, so a removal of the first shifts it back); returns the first slot's index.
      */
+    /** Puts keys 0-99 with values "v0"-"v99" and returns the same entries in a {@link HashMap}. */
+    private static Map<Long, String> fillHundred(OffHeapHashMap<Long, String> map) {
+        Map<Long, String> reference = new HashMap<>();
+        for (long k = 0; k < 100; k++) {
+            map.put(k, "v" + k);
+            reference.put(k, "v" + k);
+        }
+        return reference;
+    }
+
     private static long fillUntilARunHasADisplacedEntry(OffHeapHashMap<Long, String> map,
             Map<Long, String> reference) {
         HashTable table = map.table;
@@ -109,11 +119,7 @@ class TableRecoveryTest {
     void aSlotArrayWithoutAnEmptySlotIsRepaired() {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = map(pool);
-            Map<Long, String> reference = new HashMap<>();
-            for (long k = 0; k < 100; k++) {
-                map.put(k, "v" + k);
-                reference.put(k, "v" + k);
-            }
+            Map<Long, String> reference = fillHundred(map);
             int fullest = 0;
             for (int t = 1; t < map.table.segmentCount(); t++) {
                 fullest = map.table.count(t) > map.table.count(fullest) ? t : fullest;
@@ -279,11 +285,7 @@ class TableRecoveryTest {
     void aGrowthCutOffBeforeItRecordedTheNewSizeIsCompleted() {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = map(pool);
-            Map<Long, String> reference = new HashMap<>();
-            for (long k = 0; k < 100; k++) {
-                map.put(k, "v" + k);
-                reference.put(k, "v" + k);
-            }
+            Map<Long, String> reference = fillHundred(map);
             MemorySegment sb = map.table.block(3);
             long so = map.table.offset(3);
             int bits = SegmentLayout.slotBits(sb, so);
