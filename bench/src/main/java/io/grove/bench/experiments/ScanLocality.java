@@ -1,6 +1,7 @@
 package io.grove.bench.experiments;
 
 import io.grove.GroveSortedMap;
+import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
 import java.util.Arrays;
 import java.util.Collections;
@@ -14,21 +15,25 @@ import java.util.Random;
  * io.grove.bench.experiments.ScanLocality}.
  */
 public final class ScanLocality {
-    private static final int PAIRS = 400_000;
-    private static final int SCAN = 10_000;
+    private static final int PAIRS = Integer.getInteger("pairs", 400_000);
+    private static final int SCAN = Math.min(10_000, PAIRS / 2);
+    private static final int VALUE = Integer.getInteger("value", 1000);
+    private static final boolean HUGE = Boolean.getBoolean("huge");
+    private static final String[] ORDERS = System.getProperty("orders", "random,ascending,random,ascending").split(",");
 
     private ScanLocality() {}
 
     public static void main(String[] args) {
-        for (String order : new String[] {"random", "ascending", "random", "ascending"}) {
+        for (String order : ORDERS) {
             Integer[] ids = new Integer[PAIRS];
             Arrays.setAll(ids, i -> i);
             if (order.equals("random")) {
                 Collections.shuffle(Arrays.asList(ids), new Random(1));
             }
-            try (GroveSortedMap<byte[], byte[]> map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes())
-                    .memoryLimit(2L << 30).build()) {
-                byte[] value = new byte[1000];
+            try (MemoryPool pool = MemoryPool.builder().memoryLimit(2L << 30).hugePages(HUGE).build();
+                    GroveSortedMap<byte[], byte[]> map =
+                            GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).pool(pool).build()) {
+                byte[] value = new byte[VALUE];
                 for (int id : ids) {
                     map.zc().putIfAbsent(key(id), value);
                 }
@@ -42,8 +47,8 @@ public final class ScanLocality {
                     scans++;
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("inserted in %s order: %.0f scans of %d pairs per second (checksum %d)%n", order,
-                        scans / seconds, SCAN, checksum);
+                System.out.printf("inserted in %s order: %.0f scans of %d pairs per second, %.1f ns per pair"
+                        + " (checksum %d)%n", order, scans / seconds, SCAN, seconds * 1e9 / scans / SCAN, checksum);
             }
         }
     }

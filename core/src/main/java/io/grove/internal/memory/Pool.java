@@ -372,6 +372,24 @@ public final class Pool implements MemoryPool {
         return (int) SliceHeader.lengthOf(SliceHeader.stateAcquire(blocks.block(g), blocks.offsetInBlock(g)));
     }
 
+    /**
+     * The payload length of {@code ref}'s slice if it is live now, else -1: {@link #isLive} and {@link #length} in
+     * one reading of the header.
+     */
+    public int liveLength(long ref) {
+        if (ref == Reference.NULL || Reference.isDeleted(ref)) {
+            return -1;
+        }
+        long g = Reference.granule(ref);
+        MemorySegment block = blocks.block(g);
+        long header = blocks.offsetInBlock(g);
+        long state = SliceHeader.stateAcquire(block, header);
+        if (!Reference.sameIncarnation(state, ref) || SliceHeader.magic(block, header) != SliceHeader.MAGIC) {
+            return -1;
+        }
+        return (int) SliceHeader.lengthOf(state);
+    }
+
     /** Whether {@code ref}'s slice is live now. */
     public boolean isLive(long ref) {
         if (ref == Reference.NULL) {

@@ -340,9 +340,9 @@ final class ChunkMap<K, V> {
         }
     }
 
-    Cursor cursor(boolean descending, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
+    Cursor cursor(boolean descending, boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         checkOpen();
-        return new Cursor(keys, index, values, closing, descending, lo, loInclusive, hi, hiInclusive);
+        return new Cursor(keys, index, values, closing, descending, copyKeys, lo, loInclusive, hi, hiInclusive);
     }
 
     /**

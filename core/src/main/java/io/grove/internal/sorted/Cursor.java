@@ -17,25 +17,36 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>When a chunk ends, the cursor locates the chunk holding the chunk's upper bound (ascending) or the keys just
  * below its minimum (descending) in the current index and goes on there from that bound, so a chunk replaced
- * meanwhile is never read past its range. Each emitted key is copied, then kept as {@link #lastKey} only after a
- * check that the chunk was not replaced while its keys were read (Chunk I4); a chunk found replaced is left for
- * the current chunk holding the last key, from just past it. Every key present throughout the scan is emitted
- * once, in order: the chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk
- * shows its range as it was when it froze, and a cursor only reaches a chunk the index held, which happened
- * before the new chunks could change).
+ * meanwhile is never read past its range. Every key present throughout the scan is emitted once, in order: the
+ * chunk that holds it when the cursor gets there shows it, whether active or frozen (a frozen chunk shows its
+ * range as it was when it froze, and a cursor only reaches a chunk the index held, which happened before the new
+ * chunks could change).
+ *
+ * <p>Validation per read-ahead, not per entry. What a read-ahead read (links, and keys compared with the range's
+ * bounds) is valid if the chunk was not replaced after it (Chunk I4): one check per read-ahead. An entry is then
+ * emitted if its value slice is live when the cursor gets to it, which also keeps its key slice live (a rebalance
+ * drops only keys without values), even if the chunk was replaced since: its range as it was is still a state the
+ * scan may show. A value found gone in a replaced chunk, or a read-ahead found replaced, sends the cursor to the
+ * current chunks ({@link #relocate}), just past the last emitted key: a cursor that copies its keys
+ * ({@link #copyKeys}, for scans that hand out keys on the heap; each copy is checked against replacement before it
+ * is kept) has it; one that does not (zero-copy scans, whose handles point into the slices) copies it from its
+ * slice then, and copes with a slice dropped meanwhile.
  *
  * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and
  * value before looking at the next waits for each cache miss in turn. The cursor therefore reads the list
  * {@value #AHEAD} entries at a time (ascending: the next entries into {@link #queue}; descending: up to
  * {@value #AHEAD} prefix segments at once onto the stack) and touches each queued entry's key and value slice
  * ({@link #touch}), so their misses overlap. Reading links ahead is as safe as reading them one by one: entries
- * are never unlinked from a chunk, so an entry seen in the list stays there, in order, until the chunk is replaced
- * (which the cursor checks per entry as before); an entry linked behind the read position meanwhile is missed,
- * as it could be by a scan that had already passed it.
+ * are never unlinked from a chunk, so an entry seen in the list stays there, in order; an entry linked behind the
+ * read position meanwhile is missed, as it could be by a scan that had already passed it.
  */
 final class Cursor {
     /** How many entries (ascending) or prefix segments (descending) the cursor reads ahead. */
     private static final int AHEAD = 16;
+    /** What {@link #following} returns when the range ends before the chunk does. */
+    private static final int END = -2;
+    /** What {@link #following} returns when the chunk was replaced while it read ahead: relocate. */
+    private static final int MOVED = -3;
 
     private final Keys keys;
     private final ChunkIndex index;
@@ -43,6 +54,8 @@ final class Cursor {
     /** A closed map's chunks stay in the index, retired: a cursor that finds one replaced checks this first. */
     private final Closing closing;
     private final boolean descending;
+    /** Whether each emitted key is copied to the heap ({@link #keySegment}); otherwise copied only on demand. */
+    private final boolean copyKeys;
     /** The range; a {@code null} bound is open. */
     private final Key lo;
     private final boolean loInclusive;
@@ -50,22 +63,34 @@ final class Cursor {
     private final boolean hiInclusive;
 
     private Chunk chunk;
+    /** The bound the cursor entered {@link #chunk} from (in scan order), and whether inclusive. */
+    private Key enteredAt;
+    private boolean enteredInclusive;
     private int entry = Chunk.NONE;
     private boolean started;
     private boolean exhausted;
     private long valueRef;
+    private int valueLength;
+    /** The chunk of the last emitted entry, or {@code null} before the first. */
+    private Chunk lastChunk;
+    private int lastEntry = Chunk.NONE;
     private byte[] lastKey = new byte[32];
     private MemorySegment lastKeySegment = MemorySegment.ofArray(lastKey);
+    /** The length of the key in {@link #lastKey}; -1 while it holds none, or (without {@link #copyKeys}) an old one. */
     private int lastKeyLength = -1;
     private byte[] candidateKey = new byte[32];
     private MemorySegment candidateKeySegment = MemorySegment.ofArray(candidateKey);
     private int candidateKeyLength;
 
-    // ascending look-ahead: the entries read after `queuedTail`, from queue[queueHead] to queue[queueSize - 1]
+    // ascending look-ahead: entries read, from queue[queueHead] to queue[queueSize - 1]; the next read starts at
+    // startAt if set, else after queuedTail
     private final int[] queue = new int[AHEAD];
     private int queueHead;
     private int queueSize;
     private int queuedTail;
+    private int startAt;
+    /** Whether the read-ahead met the range's end: once the entries read are emitted, the scan ends. */
+    private boolean rangeEnds;
 
     // descending state: the lowest prefix segment pushed so far and the stack of entries still to emit
     private int filledFrom;
@@ -78,13 +103,14 @@ final class Cursor {
     @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
     private long touched;
 
-    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, boolean descending, Key lo,
-            boolean loInclusive, Key hi, boolean hiInclusive) {
+    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, boolean descending, boolean copyKeys,
+            Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         this.keys = keys;
         this.index = index;
         this.values = values;
         this.closing = closing;
         this.descending = descending;
+        this.copyKeys = copyKeys;
         this.lo = lo;
         this.loInclusive = loInclusive;
         this.hi = hi;
@@ -101,61 +127,55 @@ final class Cursor {
             started = true;
             next = descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
         } else {
-            next = following();
+            next = following(true);
         }
         while (true) {
+            if (next == MOVED) {
+                next = relocate();
+                continue;
+            }
+            if (next == END) {
+                return end();
+            }
             if (next == Chunk.NONE) {
-                if (chunk.isReplaced()) { // the end may have been decided on reused key bytes
+                next = nextChunk();
+                continue;
+            }
+            long value = chunk.valueRef(next);
+            if (value == 0) {
+                next = following(true);
+                continue;
+            }
+            int length = values.presentLength(value);
+            if (length == Values.GONE) {
+                // The value left the entry after we read its reference: read the entry again. A replaced chunk's
+                // entry keeps the old reference for ever, so then find the key in the current chunk instead: the
+                // entry goes back to the read-ahead first, as the key may have a new value (relocate's walk).
+                if (chunk.isReplaced()) {
+                    unread();
+                    next = relocate();
+                }
+                continue;
+            }
+            if (length == Values.ABSENT) {
+                next = following(true);
+                continue;
+            }
+            if (copyKeys) {
+                copyKey(chunk.keyRef(next), chunk.keyLength(next));
+                if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
                     next = relocate();
                     continue;
                 }
-                if (descending) {
-                    Key min = chunk.minKey;
-                    if (min == null || (lo != null && keys.compareBounds(min, lo) <= 0)) {
-                        return end();
-                    }
-                    next = startDescending(min, false);
-                } else {
-                    Key upper = chunk.upperKey;
-                    if (upper == null || (hi != null && keys.compareBounds(upper, hi) > 0)) {
-                        return end();
-                    }
-                    next = startAscending(upper, true);
-                }
-                continue;
+                acceptKey();
+            } else {
+                lastKeyLength = -1;
             }
-            long keyRef = chunk.keyRef(next);
-            int keyLength = chunk.keyLength(next);
-            boolean outside = descending ? below(lo, loInclusive, next) : above(hi, hiInclusive, next);
-            long value = chunk.valueRef(next);
-            if (chunk.isReplaced()) {
-                next = relocate();
-                continue;
-            }
-            if (outside) {
-                return end();
-            }
-            Boolean present = value == 0 ? Boolean.FALSE : values.isPresent(value);
-            if (present == null) {
-                // The value left the entry after we read its reference: read the entry again. A replaced chunk's
-                // entry keeps the old reference for ever, so then find the key in the current chunk instead.
-                if (chunk.isReplaced()) {
-                    next = relocate();
-                }
-                continue;
-            }
-            if (!present) {
-                next = following();
-                continue;
-            }
-            copyKey(keyRef, keyLength);
-            if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
-                next = relocate();
-                continue;
-            }
-            acceptKey();
             entry = next;
             valueRef = value;
+            valueLength = length;
+            lastChunk = chunk;
+            lastEntry = next;
             return true;
         }
     }
@@ -166,17 +186,52 @@ final class Cursor {
         return false;
     }
 
+    /** Goes on from the end of {@link #chunk} to the chunk after it in scan order; {@link #END} if none. */
+    private int nextChunk() {
+        if (descending) {
+            Key min = chunk.minKey;
+            if (min == null || (lo != null && keys.compareBounds(min, lo) <= 0)) {
+                return END;
+            }
+            return startDescending(min, false);
+        }
+        Key upper = chunk.upperKey;
+        if (upper == null || (hi != null && keys.compareBounds(upper, hi) > 0)) {
+            return END;
+        }
+        return startAscending(upper, true);
+    }
+
     /**
-     * Re-finds the position in the current index, just past the last emitted key (or at the range's start), after
-     * the cursor found its chunk replaced. Throws {@link IllegalStateException} if the map was closed meanwhile.
+     * Re-finds the position in the current index, just past the last emitted key, after the cursor found its
+     * chunk replaced. Throws {@link IllegalStateException} if the map was closed meanwhile.
+     *
+     * <p>Without {@link #copyKeys} the last key is copied now from its slice, which is still that key's if the
+     * slice is live after the copy. If it is not (the key was removed and the rebalance dropped it), the cursor
+     * goes on through the replaced chunk, whose list no longer changes, to the first entry whose key it can copy
+     * that way, and resumes at that key, inclusive: every key between the two that was present throughout was in
+     * that chunk with its key slice kept. The walk starts with the entry the cursor was at: one whose value was
+     * found gone may have a new one ({@link #unread}). If the chunk holds no such key, it resumes at the next chunk.
      */
     private int relocate() {
         closing.check();
-        if (lastKeyLength < 0) {
-            return descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
+        if (lastChunk != chunk) { // nothing emitted from this chunk: start it again
+            return start(enteredAt, enteredInclusive);
         }
-        Key last = Key.copyOf(lastKeySegment, 0, lastKeyLength);
-        return descending ? startDescending(last, false) : startAscending(last, false);
+        if (copyKeys || copyLive(chunk.keyRef(lastEntry), chunk.keyLength(lastEntry))) {
+            return start(Key.copyOf(copyKeys ? lastKeySegment : candidateKeySegment, 0,
+                    copyKeys ? lastKeyLength : candidateKeyLength), false);
+        }
+        for (int n = following(false); n != Chunk.NONE; n = following(false)) {
+            if (copyLive(chunk.keyRef(n), chunk.keyLength(n))) {
+                return start(Key.copyOf(candidateKeySegment, 0, candidateKeyLength), true);
+            }
+        }
+        return nextChunk();
+    }
+
+    private int start(Key bound, boolean inclusive) {
+        return descending ? startDescending(bound, inclusive) : startAscending(bound, inclusive);
     }
 
     private int startAscending(Key bound, boolean inclusive) {
@@ -189,35 +244,67 @@ final class Cursor {
                 e = Chunk.successorOf(chunk.window(keys, bound.segment(), bound.length(), !inclusive));
             }
             if (!chunk.isReplaced()) {
+                enteredAt = bound;
+                enteredInclusive = inclusive;
                 queueHead = 0;
                 queueSize = 0;
-                queuedTail = e;
-                return e;
+                queuedTail = Chunk.NONE;
+                startAt = e;
+                rangeEnds = false;
+                return dequeue(true);
             }
             closing.check();
         }
     }
 
-    /** The entry after the last one returned, in scan order; {@link Chunk#NONE} at the chunk's end. */
-    private int following() {
-        return descending ? pop() : dequeue();
+    /**
+     * The entry after the last one returned, in scan order; {@link Chunk#NONE} at the chunk's end. {@code checked}:
+     * the read-ahead stops at the range's bound ({@link #END} after the last entry inside it) and is validated
+     * ({@link #MOVED} if the chunk was replaced meanwhile); unchecked reads serve {@link #relocate}, on a chunk
+     * already replaced.
+     */
+    private int following(boolean checked) {
+        return descending ? pop(checked) : dequeue(checked);
     }
 
-    private int dequeue() {
+    /** Puts the entry {@link #following} returned last back in front of the read-ahead. */
+    private void unread() {
+        if (descending) {
+            depth++;
+        } else {
+            queueHead--;
+        }
+    }
+
+    private int dequeue(boolean checked) {
         if (queueHead == queueSize) {
+            if (rangeEnds && checked) {
+                return END;
+            }
             queueHead = 0;
             queueSize = 0;
-            for (int e = chunk.next(queuedTail); e != Chunk.NONE; e = chunk.next(e)) {
+            int e = startAt != Chunk.NONE ? startAt : queuedTail != Chunk.NONE ? chunk.next(queuedTail) : Chunk.NONE;
+            for (; e != Chunk.NONE; e = chunk.next(e)) {
+                if (checked && above(hi, hiInclusive, e)) {
+                    rangeEnds = true;
+                    break;
+                }
                 queue[queueSize++] = e;
                 touch(e);
                 if (queueSize == AHEAD) {
                     break;
                 }
             }
-            if (queueSize == 0) {
-                return Chunk.NONE;
+            if (queueSize > 0) {
+                queuedTail = queue[queueSize - 1];
+                startAt = Chunk.NONE;
             }
-            queuedTail = queue[queueSize - 1];
+            if (checked && chunk.isReplaced()) { // links and bound comparisons may have read a reused key
+                return MOVED;
+            }
+            if (queueSize == 0) {
+                return rangeEnds && checked ? END : Chunk.NONE;
+            }
         }
         return queue[queueHead++];
     }
@@ -237,7 +324,9 @@ final class Cursor {
             segmentInclusive = inclusive;
             fillSegments(top);
             if (!chunk.isReplaced()) {
-                return pop();
+                enteredAt = bound;
+                enteredInclusive = inclusive;
+                return pop(true);
             }
             closing.check();
         }
@@ -270,14 +359,25 @@ final class Cursor {
         segmentBound = null;
     }
 
-    private int pop() {
+    private int pop(boolean checked) {
         while (depth == 0) {
             if (filledFrom < 0) {
                 return Chunk.NONE;
             }
             fillSegments(filledFrom - 1);
+            if (checked && chunk.isReplaced()) { // the links may be a replaced chunk's; the walk reads them again
+                return MOVED;
+            }
         }
-        return stack[--depth];
+        int e = stack[--depth];
+        if (checked && below(lo, loInclusive, e)) {
+            if (chunk.isReplaced()) { // the comparison may have read a reused key
+                unread();
+                return MOVED;
+            }
+            return END;
+        }
+        return e;
     }
 
     /**
@@ -336,24 +436,55 @@ final class Cursor {
         candidateKeySegment = segment;
     }
 
+    /**
+     * Copies the key of slice {@code keyRef} into the candidate buffer: {@code true} if the slice was live after the
+     * copy (the bytes are that key's), {@code false} if it was deleted (the bytes may be anything).
+     */
+    private boolean copyLive(long keyRef, int keyLength) {
+        copyKey(keyRef, keyLength);
+        java.lang.invoke.VarHandle.loadLoadFence();
+        return keys.pool.isLive(keyRef);
+    }
+
     // ---- the current entry
 
-    /** The current key's bytes, copied: {@code [0, keyLength())} of this segment, valid until the next advance. */
+    /**
+     * The current key's bytes, copied: {@code [0, keyLength())} of this segment, valid until the next advance.
+     * Without {@link #copyKeys} the key is copied now, and {@link java.util.ConcurrentModificationException} is
+     * thrown if it was removed and its slice dropped since the cursor reached it.
+     */
     MemorySegment keySegment() {
+        if (lastKeyLength < 0) {
+            long keyRef = keyRef();
+            copyKey(keyRef, lastChunk.keyLength(entry));
+            keys.pool.validate(keyRef);
+            acceptKey();
+        }
         return lastKeySegment;
     }
 
     int keyLength() {
+        keySegment();
         return lastKeyLength;
     }
 
     /** The current entry's key slice (valid while the entry is in the map). */
     long keyRef() {
-        return chunk.keyRef(entry);
+        return lastChunk.keyRef(entry);
     }
 
     /** The value reference the current entry had when the cursor reached it. */
     long valueRef() {
         return valueRef;
+    }
+
+    /** The payload length of {@link #valueRef}'s slice, read when the cursor found it live. */
+    int valueLength() {
+        return valueLength;
+    }
+
+    /** The length of the current entry's key, which is its key slice's payload length. */
+    int keySliceLength() {
+        return lastChunk.keyLength(entry);
     }
 }

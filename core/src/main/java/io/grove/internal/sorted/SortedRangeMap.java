@@ -181,7 +181,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
             return (int) Math.min(Integer.MAX_VALUE, map.size());
         }
         long n = 0;
-        for (Cursor c = cursor(false); c.advance(); ) {
+        for (Cursor c = cursor(false, false); c.advance(); ) {
             n++;
         }
         return (int) Math.min(Integer.MAX_VALUE, n);
@@ -189,7 +189,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     @Override
     public boolean isEmpty() {
-        return !cursor(false).advance();
+        return !cursor(false, false).advance();
     }
 
     @Override
@@ -212,9 +212,14 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     // ---- navigation
 
-    /** A cursor over the range in view order ({@code reverse}: the opposite). */
+    /** A cursor over the range in view order ({@code reverse}: the opposite) that copies each key it emits. */
     final Cursor cursor(boolean reverse) {
-        return map.cursor(descending ^ reverse, range.loKey(), range.loInclusive(), range.hiKey(),
+        return cursor(reverse, true);
+    }
+
+    /** As {@link #cursor(boolean)}; {@code copyKeys}: see {@link Cursor#keySegment}. */
+    final Cursor cursor(boolean reverse, boolean copyKeys) {
+        return map.cursor(descending ^ reverse, copyKeys, range.loKey(), range.loInclusive(), range.hiKey(),
                 range.hiInclusive());
     }
 
@@ -229,15 +234,15 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         Cursor c;
         if (down) {
             boolean beyond = range.hiKey() != null && map.keys.compareBounds(key, range.hiKey()) >= 0;
-            c = beyond ? map.cursor(true, range.loKey(), range.loInclusive(), range.hiKey(), range.hiInclusive()
+            c = beyond ? map.cursor(true, true, range.loKey(), range.loInclusive(), range.hiKey(), range.hiInclusive()
                     && (map.keys.compareBounds(key, range.hiKey()) > 0 || inclusive))
-                    : map.cursor(true, range.loKey(), range.loInclusive(), key, inclusive);
+                    : map.cursor(true, true, range.loKey(), range.loInclusive(), key, inclusive);
         } else {
             boolean beyond = range.loKey() != null && map.keys.compareBounds(key, range.loKey()) <= 0;
-            c = beyond ? map.cursor(false, range.loKey(), range.loInclusive()
+            c = beyond ? map.cursor(false, true, range.loKey(), range.loInclusive()
                     && (map.keys.compareBounds(key, range.loKey()) < 0 || inclusive), range.hiKey(),
                     range.hiInclusive())
-                    : map.cursor(false, key, inclusive, range.hiKey(), range.hiInclusive());
+                    : map.cursor(false, true, key, inclusive, range.hiKey(), range.hiInclusive());
         }
         return nextEntry(c);
     }

@@ -191,7 +191,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
         private Key lastKey;
 
         Scan(boolean reuse) {
-            this.cursor = view.cursor(false);
+            this.cursor = view.cursor(false, !reuse); // reused handles: no key bytes to keep
             this.reuse = reuse;
             this.reusedKey = reuse ? new SliceHandle(map.pool) : null;
             this.reusedValue = reuse ? new SliceHandle(map.pool, map.values) : null;
@@ -208,12 +208,21 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
                 SliceHandle key = reuse ? reusedKey : new SliceHandle(map.pool);
                 SliceHandle value = reuse ? reusedValue : new SliceHandle(map.pool, map.values);
                 try {
-                    key.pointAt(cursor.keyRef());
-                    if (!point(value, cursor.valueRef())) {
-                        // the value the cursor saw was replaced since: take the key's value now, if any
-                        long now = map.currentValueRef(cursor);
-                        if (now == 0 || !point(value, now)) {
-                            continue;
+                    if (reuse) {
+                        // The cursor has just found the value live and read its length, and the key's length is in
+                        // its entry: point without reading the headers again. A value replaced or removed since
+                        // fails the reads, as it would a moment after pointing.
+                        key.pointAtLive(cursor.keyRef(), cursor.keySliceLength(), 0, -1, SliceHandle.NO_STAMP);
+                        value.pointAtLive(cursor.valueRef(), cursor.valueLength(), ValueHeader.HEADER, -1,
+                                ValueHeader.STAMP);
+                    } else {
+                        key.pointAt(cursor.keyRef());
+                        if (!point(value, cursor.valueRef())) {
+                            // the value the cursor saw was replaced since: take the key's value now, if any
+                            long now = map.currentValueRef(cursor);
+                            if (now == 0 || !point(value, now)) {
+                                continue;
+                            }
                         }
                     }
                 } catch (ConcurrentModificationException removedMeanwhile) {

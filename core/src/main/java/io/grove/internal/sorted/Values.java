@@ -130,6 +130,25 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return !ValueHeader.isPlaceholder(header);
     }
 
+    /** What {@link #presentLength} returns for a placeholder: the key is absent. */
+    static final int ABSENT = -1;
+    /** What {@link #presentLength} returns when the value left its entry: re-read the entry. */
+    static final int GONE = -2;
+
+    /**
+     * As {@link #isPresent}, with the slice's payload length: the length of the present value's slice (header
+     * included), {@link #ABSENT} for a placeholder, or {@link #GONE} if it left its entry.
+     */
+    int presentLength(long ref) {
+        long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
+        int length = pool.liveLength(ref);
+        if (ValueHeader.isDeleted(header) || length < 0) {
+            closing.check();
+            return GONE;
+        }
+        return ValueHeader.isPlaceholder(header) ? ABSENT : length;
+    }
+
     /** Reads value {@code ref}, which the caller has locked. */
     V readLocked(long ref, SegmentView view) {
         return deserialize(ref, pool.segment(ref), pool.payloadOffset(ref), view);

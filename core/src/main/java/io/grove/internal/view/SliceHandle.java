@@ -124,7 +124,15 @@ public final class SliceHandle implements Handle {
      *     8-byte aligned
      */
     public SliceHandle pointAt(long ref, int start, int length, int stampOffset) {
-        int sliceLength = pool.length(ref);
+        return pointAtLive(ref, pool.length(ref), start, length, stampOffset);
+    }
+
+    /**
+     * As {@link #pointAt(long, int, int, int)} for a caller that has just read the slice's payload length
+     * {@code sliceLength} from its live header ({@link Pool#liveLength}), which saves reading it again: for scans
+     * that point reused handles at entry after entry. The slice may have been deleted since; reads then fail.
+     */
+    public SliceHandle pointAtLive(long ref, int sliceLength, int start, int length, int stampOffset) {
         int size = length < 0 ? sliceLength - start : length;
         Objects.checkFromIndexSize(start, size, sliceLength);
         if (stampOffset != NO_STAMP) {
