@@ -115,6 +115,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
         private long memoryLimit = -1;
         private MemoryPool pool;
         private int chunkSize = DEFAULT_CHUNK_SIZE;
+        private boolean hugePages;
 
         Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -154,6 +155,17 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             return this;
         }
 
+        /**
+         * Asks for huge pages for the map's own pool ({@link MemoryPool.Builder#hugePages}: fewer TLB misses when
+         * gets and scans reach keys and values spread over a large map, memory committed 2 MiB at a time; the JVM
+         * must run with {@code --enable-native-access}, else {@link #build()} throws
+         * {@link IllegalStateException}); not allowed together with {@link #pool} (build that pool with it).
+         */
+        public Builder<K, V> hugePages() {
+            this.hugePages = true;
+            return this;
+        }
+
         /** A pool to draw on, shared with other maps; the map does not close it. */
         public Builder<K, V> pool(MemoryPool pool) {
             this.pool = Objects.requireNonNull(pool, "pool");
@@ -166,6 +178,10 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
                         + ") applies to the map's own pool; a shared pool has its own limit (" + pool.memoryLimit()
                         + ")");
             }
+            if (hugePages && pool != null) {
+                throw new IllegalArgumentException("hugePages applies to the map's own pool; build the shared pool"
+                        + " with MemoryPool.Builder.hugePages");
+            }
             if (pool != null) {
                 if (pool.isClosed()) {
                     throw new IllegalStateException("the given pool is closed");
@@ -173,7 +189,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
                 return new OffHeapSortedMap<>((Pool) pool, false, keySerializer, valueSerializer, comparator,
                         chunkSize);
             }
-            MemoryPool.Builder own = MemoryPool.builder();
+            MemoryPool.Builder own = MemoryPool.builder().hugePages(hugePages);
             if (memoryLimit > 0) {
                 own.memoryLimit(memoryLimit);
             }

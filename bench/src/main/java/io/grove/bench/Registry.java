@@ -138,6 +138,7 @@ public final class Registry {
             MapDbKv.IN_FILE,
             LmdbKv.INSTANCE,
             OrderedContender.GROVE,
+            OrderedContender.GROVE_HUGE_PAGES,
             OrderedContender.CSLM,
             OrderedContender.OFF_HEAP_SKIPLIST);
 

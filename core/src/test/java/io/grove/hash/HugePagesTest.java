@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
+import io.grove.testing.HugePages;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,9 +26,8 @@ class HugePagesTest {
 
     @Test
     void aMapOnHugePagesHoldsItsEntriesAndGetsHugePages() throws IOException {
-        boolean allowed = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"))
-                .matches("(?s).*\\[(madvise|always)\\].*");
-        long hugeBefore = anonHugePages();
+        boolean allowed = HugePages.allowed();
+        long hugeBefore = HugePages.anonymousBytes();
         Map<Long, byte[]> reference = new HashMap<>();
         try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
                 .hugePages().expectedSize(ENTRIES).memoryLimit(512L << 20).build()) {
@@ -38,7 +37,7 @@ class HugePagesTest {
                 map.put(k, value);
                 reference.put(k, value);
             }
-            long hugeFilled = anonHugePages();
+            long hugeFilled = HugePages.anonymousBytes();
             for (long k = 0; k < ENTRIES; k += 2) {
                 assertArrayEquals(reference.remove(k), map.remove(k));
             }
@@ -63,15 +62,5 @@ class HugePagesTest {
                 () -> GroveHashMap.builder(Serializers.longs(), Serializers.longs()).hugePages()
                         .file(Path.of("unused.grove")).build());
         assertTrue(e.getMessage().contains("page cache"), e.getMessage());
-    }
-
-    /** The bytes of anonymous memory the kernel backs with huge pages in this process. */
-    private static long anonHugePages() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/smaps_rollup"))) {
-            if (line.startsWith("AnonHugePages:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        throw new AssertionError("no AnonHugePages in /proc/self/smaps_rollup");
     }
 }

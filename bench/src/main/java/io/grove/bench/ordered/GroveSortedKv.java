@@ -30,8 +30,10 @@ final class GroveSortedKv implements OrderedKv {
     private final GroveSortedMap<byte[], byte[]> map;
     private final ZeroCopySortedMap<byte[], byte[]> zc;
 
-    GroveSortedKv(long memoryLimit) {
-        this.map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit).build();
+    GroveSortedKv(long memoryLimit, boolean hugePages) {
+        GroveSortedMap.Builder<byte[], byte[]> builder =
+                GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit);
+        this.map = (hugePages ? builder.hugePages() : builder).build();
         this.zc = map.zc();
     }
 

@@ -5,8 +5,10 @@ import io.grove.Reclamation;
 import io.grove.bench.Contender;
 import io.grove.bench.Family;
 import io.grove.bench.Placement;
+import io.grove.bench.Scenario;
 import io.grove.bench.WorkerConfig;
 import io.grove.internal.memory.Pool;
+import java.util.List;
 import java.util.function.Function;
 
 /** The contenders of the ordered-map family: Grove's ordered map and the Oak paper's two skiplists. */
@@ -16,13 +18,17 @@ public final class OrderedContender implements Contender<OrderedKv> {
             "GroveSortedMap<byte[], byte[]> (Serializers.bytes()), zero-copy API (zc()); copy-get = Map.get;"
                     + " scans: zc() tailMap/headMap.descendingMap entrySet (set) or entryStream (stream);"
                     + " off-heap limit = budget - small heap",
-            config -> new GroveSortedKv(config.offHeapLimit()));
+            config -> new GroveSortedKv(config.offHeapLimit(), false), false);
+    /** The same map whose own pool asks for transparent huge pages ({@code hugePages()}). */
+    public static final OrderedContender GROVE_HUGE_PAGES = new OrderedContender("grove-sorted-hp",
+            Placement.OFF_HEAP, "grove-sorted with GroveSortedMap.Builder.hugePages() (transparent huge pages)",
+            config -> new GroveSortedKv(config.offHeapLimit(), true), true);
     /** The baseline, on heap. */
     public static final OrderedContender CSLM = new OrderedContender("cslm", Placement.ON_HEAP,
             "ConcurrentSkipListMap<ByteKey, byte[]> on heap (Oak paper's Skiplist-OnHeap); zc-get = copy-get = get;"
                     + " upsert = non-atomic in-place increment; stream = entrySet().stream() of the same view;"
                     + " -Xmx = budget",
-            config -> new CslmKv());
+            config -> new CslmKv(), false);
     /** The Oak paper's Skiplist-OffHeap over Grove's memory layer. */
     public static final OrderedContender OFF_HEAP_SKIPLIST = new OrderedContender("skiplist-offheap",
             Placement.OFF_HEAP,
@@ -30,19 +36,34 @@ public final class OrderedContender implements Contender<OrderedKv> {
                     + " Skiplist-OffHeap); upsert = in-place increment under beginWrite, not atomic; copy-get copies"
                     + " the value to a byte[]; stream = entrySet().stream(); off-heap limit = budget - small heap",
             config -> new OffHeapSkiplistKv((Pool) MemoryPool.builder().memoryLimit(config.offHeapLimit())
-                    .reclamation(Reclamation.NOVA).build()));
+                    .reclamation(Reclamation.NOVA).build()), false);
 
     private final String name;
     private final Placement placement;
     private final String description;
     private final Function<WorkerConfig, OrderedKv> open;
+    /** Whether the contender calls the C library (huge pages): its JVM needs native access. */
+    private final boolean nativeAccess;
 
     private OrderedContender(String name, Placement placement, String description,
-            Function<WorkerConfig, OrderedKv> open) {
+            Function<WorkerConfig, OrderedKv> open, boolean nativeAccess) {
         this.name = name;
         this.placement = placement;
         this.description = description;
         this.open = open;
+        this.nativeAccess = nativeAccess;
+    }
+
+    /** The huge-page variant runs in the scan and zero-copy get scenarios only: it adds few runs to the default. */
+    @Override
+    public String notApplicable(Scenario scenario) {
+        return nativeAccess && !scenario.name().contains("scan") && !scenario.name().equals("oak-zc-get")
+                ? "the huge-page variant runs in the scan and zc-get scenarios only" : null;
+    }
+
+    @Override
+    public List<String> jvmOptions() {
+        return nativeAccess ? List.of("--enable-native-access=ALL-UNNAMED") : List.of();
     }
 
     @Override
