@@ -19,7 +19,8 @@ import java.util.Locale;
  * {@code bench/results/<timestamp>.csv}.
  *
  * <p>Subcommands: {@code list} prints the registry; {@code report FILE.csv} prints the table of an earlier run
- * again from its CSV; {@code jmh [args]} runs JMH ({@code org.openjdk.jmh.Main})
+ * again from its CSV; {@code summary [--into FILE] FILE.csv...} writes the one-screen summary ({@link Summary});
+ * {@code jmh [args]} runs JMH ({@code org.openjdk.jmh.Main})
  * on the micro-benchmarks in {@code io.grove.bench.jmh}; {@code latency [args]} runs the slow-writer latency
  * experiment ({@code io.grove.bench.latency.SlowWriterLatency}).
  */
@@ -45,6 +46,10 @@ public final class BenchMain {
             report.printTable(System.out, scenarios, report.threadsRun(), report.contendersRun(scenarios));
             return;
         }
+        if (args.length > 0 && args[0].equals("summary")) {
+            System.exit(Summary.run(Arrays.asList(args).subList(1, args.length)));
+            return;
+        }
         Options options;
         try {
             options = Options.parse(args);
@@ -53,7 +58,7 @@ public final class BenchMain {
             System.exit(2);
             return;
         }
-        System.exit(compare(options));
+        System.exit(compare(options, args));
     }
 
     private static void list() {
@@ -87,7 +92,7 @@ public final class BenchMain {
         return options.repeatsSet ? options.repeats : s.defaultRepeats(options.repeats);
     }
 
-    private static int compare(Options options) throws Exception {
+    private static int compare(Options options, String[] args) throws Exception {
         List<Scenario> scenarios = !options.scenarios.isEmpty() ? Registry.scenarios(options.scenarios)
                 : Registry.scenarios(Registry.DEFAULT_GROUP);
         List<Contender<?>> chosen = options.contenders.isEmpty() ? Registry.CONTENDERS
@@ -110,6 +115,7 @@ public final class BenchMain {
         int failures = 0;
         int retried = 0;
         try (Report report = new Report(options, directory)) {
+            RunInfo.write(report.csv(), args);
             System.err.printf("grove bench: %d runs (%d scenario(s) x threads %s x %d repeat(s)), warm-up %s, timed %s,"
                             + " budget %s; results to %s%n", total, scenarios.size(), options.threads,
                     options.repeats, Units.seconds(options.warmupMillis), Units.seconds(options.durationMillis),
@@ -123,6 +129,7 @@ public final class BenchMain {
                         + " leaves less than 2 GiB of this machine's memory free if a grow-only run uses it all");
             }
             int n = 0;
+            long started = System.nanoTime();
             for (int si = 0; si < scenarios.size(); si++) {
                 Scenario s = scenarios.get(si);
                 List<Contender<?>> cs = perScenario.get(si);
@@ -140,8 +147,9 @@ public final class BenchMain {
                                             + (waited / 1000) + " s for an idle machine");
                                 }
                             }
-                            System.err.printf("[%d/%d] %s / %s / %d thread%s / run %d of %d (-Xmx%s%s) ... ", n, total,
-                                    c.name(), s.name(), threads, threads == 1 ? "" : "s", repeat + 1,
+                            System.err.printf("[%d/%d%s] %s / %s / %d thread%s / run %d of %d (-Xmx%s%s) ... ", n,
+                                    total, timeLeft(started, n - 1, total), c.name(), s.name(), threads,
+                                    threads == 1 ? "" : "s", repeat + 1,
                                     repeats(s, options),
                                     Units.jvmSize(split[0]),
                                     split[1] > 0 ? ", off-heap limit " + Units.size(split[1]) : "");
@@ -187,6 +195,19 @@ public final class BenchMain {
             }
         }
         return failures == 0 ? 0 : 1;
+    }
+
+    /**
+     * An estimate of the time the {@code total - done} runs left will take, at the mean duration of the {@code done}
+     * runs since {@code started} (a {@link System#nanoTime}); empty before the first run ended.
+     */
+    static String timeLeft(long started, int done, int total) {
+        if (done == 0) {
+            return "";
+        }
+        long seconds = Math.round((System.nanoTime() - started) / 1e9 / done * (total - done));
+        return seconds < 60 ? ", ~" + seconds + " s left"
+                : String.format(Locale.ROOT, ", ~%d min %02d s left", seconds / 60, seconds % 60);
     }
 
     /**

@@ -12,6 +12,9 @@ final class Options {
                                                     about 22 minutes on 2 cores (estimated: bench/README.md)
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
+                   ./grove bench summary [--into F] FILE.csv...
+                                                    Grove's ratios to its peers as Markdown tables; --into
+                                                    replaces the generated part of F (e.g. BENCHMARKS.md)
                    ./grove bench jmh [JMH args]     run the JMH micro-benchmarks (io.grove.bench.jmh)
                    ./grove bench latency [args]     get latency with one slow writer (./grove bench latency --help)
 

@@ -418,7 +418,12 @@ final class Report implements AutoCloseable {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,.0f", value);
     }
 
-    private double pairedMedian(String scenario, Scenario.Comparison cmp, int threads) {
+    /** Whether {@code contender} has a successful run of {@code scenario} at {@code threads}. */
+    boolean ran(String scenario, String contender, int threads) {
+        return cell(scenario, contender, threads).stream().anyMatch(RunRecord::ok);
+    }
+
+    double pairedMedian(String scenario, Scenario.Comparison cmp, int threads) {
         List<Double> ratios = new ArrayList<>();
         for (RunRecord a : cell(scenario, cmp.numerator(), threads)) {
             for (RunRecord b : cell(scenario, cmp.denominator(), threads)) {

@@ -1,0 +1,56 @@
+package io.grove.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The generated summary takes its ratios from the CSV (the median of the ratios of runs with the same repeat
+ * number), cites the command and commit kept next to the CSV, leaves out rows where a contender did not run, and
+ * replaces only the marked part of a file, the same way each time.
+ */
+class SummaryTest {
+    @Test
+    void tablesComeFromTheCsvAndReplaceOnlyTheMarkedPart(@TempDir Path dir) throws Exception {
+        Path csv;
+        try (Report report = new Report(new Options(), dir)) {
+            csv = report.csv();
+            // ratios per repeat 3.0, 2.0, 2.0: paired median 2.0 (the ratio of the medians would be 300/100 = 3.0)
+            double[][] opsPerSec = {{300, 100}, {200, 100}, {500, 250}};
+            for (int repeat = 1; repeat <= 3; repeat++) {
+                report.add(run("oak-put", "grove-sorted", 1, repeat, opsPerSec[repeat - 1][0]));
+                report.add(run("oak-put", "cslm", 1, repeat, opsPerSec[repeat - 1][1]));
+            }
+            report.add(run("oak-put", "grove-sorted", 2, 1, 100)); // no peer at 2 threads: no row
+        }
+        Files.writeString(dir.resolve(csv.getFileName().toString().replace(".csv", ".run.txt")),
+                "command: ./grove bench --scenario oak-put\ncommit: abc1234\n", StandardCharsets.UTF_8);
+        Path md = dir.resolve("B.md");
+        Files.writeString(md, "# B\n\nbefore\n" + Summary.BEGIN + "\nold\n" + Summary.END + "\nafter\n");
+
+        assertEquals(0, Summary.run(List.of("--into", md.toString(), csv.toString())));
+        String once = Files.readString(md);
+        assertEquals(0, Summary.run(List.of("--into", md.toString(), csv.toString())));
+        assertEquals(once, Files.readString(md), "a second run changes nothing");
+
+        assertTrue(once.startsWith("# B\n\nbefore\n" + Summary.BEGIN + "\n"), once);
+        assertTrue(once.endsWith(Summary.END + "\nafter\n"), once);
+        assertTrue(!once.contains("old"), once);
+        assertTrue(once.contains("commit `abc1234`") && once.contains("`./grove bench --scenario oak-put`"), once);
+        assertTrue(once.contains("| scenario | threads | grove-sorted / cslm |"), once);
+        assertTrue(once.contains("| oak-put | 1 | 2.00 |"), once);
+        assertTrue(!once.contains("| oak-put | 2 |"), once);
+    }
+
+    private static RunRecord run(String scenario, String contender, int threads, int repeat, double opsPerSec) {
+        return new RunRecord(scenario, contender, threads, repeat, "", "ok", Map.of("opsPerSec",
+                Double.toString(opsPerSec)), "", 512L << 20, 0, 1.0, 0.0);
+    }
+}
