@@ -39,9 +39,11 @@ final class Summary {
             System.err.println("grove bench summary: usage: summary [--into FILE] RESULTS.csv...");
             return 2;
         }
+        System.setProperty("java.awt.headless", "true");
+        Path base = (into != null ? into.toAbsolutePath().getParent() : Path.of("").toAbsolutePath());
         StringBuilder md = new StringBuilder();
         for (Path csv : csvs) {
-            md.append(of(csv));
+            md.append(of(csv, base));
         }
         if (into == null) {
             System.out.print(md);
@@ -59,8 +61,11 @@ final class Summary {
         return 0;
     }
 
-    /** The summary of one CSV: a heading and a table per family of maps it ran. */
-    static String of(Path csv) throws IOException {
+    /**
+     * The summary of one CSV: per family of maps it ran, a heading, a table and a bar chart of the table drawn next
+     * to the CSV ({@code <name>-<family>.png}), linked relative to {@code base}.
+     */
+    static String of(Path csv, Path base) throws IOException {
         Report report = Report.read(csv, new Options());
         RunInfo info = RunInfo.read(csv);
         StringBuilder md = new StringBuilder();
@@ -79,23 +84,38 @@ final class Summary {
                 rule.append("---|");
             }
             md.append(head).append('\n').append(rule).append('\n');
+            List<String> rows = new ArrayList<>();
+            List<double[]> ratios = new ArrayList<>();
             for (Scenario s : own) {
                 for (int threads : report.threadsRun()) {
-                    StringBuilder row = new StringBuilder("| " + s.name() + " | " + threads + " |");
+                    double[] row = new double[columns.size()];
                     boolean any = false;
-                    for (Scenario.Comparison c : columns) {
-                        double ratio = report.ran(s.name(), c.numerator(), threads)
+                    for (int i = 0; i < columns.size(); i++) {
+                        Scenario.Comparison c = columns.get(i);
+                        row[i] = report.ran(s.name(), c.numerator(), threads)
                                 && report.ran(s.name(), c.denominator(), threads)
                                         ? report.pairedMedian(s.name(), c, threads) : Double.NaN;
-                        any |= !Double.isNaN(ratio);
-                        row.append(Double.isNaN(ratio) ? " - |" : String.format(Locale.ROOT, " %.2f |", ratio));
+                        any |= !Double.isNaN(row[i]);
                     }
                     if (any) {
-                        md.append(row).append('\n');
+                        rows.add(s.name() + " | " + threads);
+                        ratios.add(row);
                     }
                 }
             }
+            for (int r = 0; r < rows.size(); r++) {
+                md.append("| ").append(rows.get(r)).append(" |");
+                for (double ratio : ratios.get(r)) {
+                    md.append(Double.isNaN(ratio) ? " - |" : String.format(Locale.ROOT, " %.2f |", ratio));
+                }
+                md.append('\n');
+            }
             md.append('\n');
+            Path png = RatioChart.draw(csv, family, rows, columns, ratios);
+            if (png != null) {
+                md.append("![").append(family).append(": Grove's ratios to its peers](")
+                        .append(base.relativize(png.toAbsolutePath()).toString().replace('\\', '/')).append(")\n\n");
+            }
         }
         return md.toString();
     }

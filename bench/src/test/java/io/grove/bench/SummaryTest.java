@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The generated summary takes its ratios from the CSV (the median of the ratios of runs with the same repeat
- * number), cites the command and commit kept next to the CSV, leaves out rows where a contender did not run, and
- * replaces only the marked part of a file, the same way each time.
+ * number), cites the command and commit kept next to the CSV, leaves out rows where a contender did not run, links
+ * its chart when it could draw one, and replaces only the marked part of a file, the same way each time.
  */
 class SummaryTest {
     @Test
@@ -47,6 +47,9 @@ class SummaryTest {
         assertTrue(once.contains("| scenario | threads | grove-sorted / cslm |"), once);
         assertTrue(once.contains("| oak-put | 1 | 2.00 |"), once);
         assertTrue(!once.contains("| oak-put | 2 |"), once);
+        Path png = dir.resolve(csv.getFileName().toString().replace(".csv", "-ordered.png"));
+        assertEquals(Files.isRegularFile(png), once.contains("](" + png.getFileName() + ")"),
+                "the chart is linked if and only if it was drawn (a machine without fonts draws none): " + once);
     }
 
     private static RunRecord run(String scenario, String contender, int threads, int repeat, double opsPerSec) {
