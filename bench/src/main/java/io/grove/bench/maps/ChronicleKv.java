@@ -23,6 +23,24 @@ import net.openhft.chronicle.map.MapEntry;
  * and {@code --add-exports} on JDK 17+ (its docs, "Java 17 support").
  */
 public final class ChronicleKv extends KvContender {
+    /** What Chronicle Map needs from the JVM on JDK 25 (its own list), and no phoning home. */
+    public static final List<String> JVM_OPTIONS = List.of(
+            "-Dchronicle.analytics.disable=true",
+            "-Dchronicle.announcer.disable=true",
+            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "--sun-misc-unsafe-memory-access=allow");
+
     public static final ChronicleKv INSTANCE = new ChronicleKv(false);
     /**
      * The same map persisted to a file ({@code createPersistedTo}: a new file in java.io.tmpdir per run, deleted at
@@ -55,22 +73,7 @@ public final class ChronicleKv extends KvContender {
 
     @Override
     public List<String> jvmOptions() {
-        return List.of(
-                "-Dchronicle.analytics.disable=true",
-                "-Dchronicle.announcer.disable=true",
-                "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-                "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-                "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-                "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
-                "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-                "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-                "--add-opens=java.base/java.io=ALL-UNNAMED",
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow");
+        return JVM_OPTIONS;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.grove.bench.ycsb;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import site.ycsb.ByteArrayByteIterator;
@@ -34,6 +35,20 @@ final class YcsbRecord {
             out.putShort((short) name.length).put(name).putInt(e.getValue().length).put(e.getValue());
         }
         return out.array();
+    }
+
+    /**
+     * The size of an encoded record of the workload's {@code fieldcount} fields ({@code field0} ...) of
+     * {@code fieldlength} bytes (YCSB's defaults: 10 and 100), for stores that are sized in advance.
+     */
+    static int size(Properties workload) {
+        int fields = Integer.parseInt(workload.getProperty("fieldcount", "10"));
+        int length = Integer.parseInt(workload.getProperty("fieldlength", "100"));
+        int size = 0;
+        for (int i = 0; i < fields; i++) {
+            size += 2 + ("field" + i).length() + 4 + length;
+        }
+        return size;
     }
 
     /** Puts the record's fields named in {@code wanted} (all if {@code null}) into {@code result}. */

@@ -1,5 +1,6 @@
 package io.grove.bench.ycsb;
 
+import io.grove.bench.maps.ChronicleKv;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,20 +23,31 @@ import java.util.regex.Pattern;
  * binding first loads {@code recordcount} records through YCSB's workload ({@link MapDb}, {@code grove.preload}).
  *
  * <pre>
- * ./grove ycsb [--db grove-hash,grove-sorted,cslm,chm,rocksdb] [--workload a,b,c,d,e,f] [--threads 1,2]
+ * ./grove ycsb [--db grove-hash,grove-sorted,cslm,chm,chronicle,mapdb,mapdb-tree,rocksdb]
+ *              [--workload a,b,c,d,e,f] [--threads 1,2]
  *              [--records 1000000] [--operations 1000000] [--heap 4g]
  * </pre>
  */
 public final class YcsbRunner {
-    /** Binding names to their class and extra YCSB properties. */
-    private static final Map<String, String[]> BINDINGS = new LinkedHashMap<>();
+    /** A binding: its class, extra options of the client's JVM, extra YCSB arguments. */
+    private record Binding(String className, List<String> jvmOptions, List<String> arguments) {
+        Binding(Class<?> binding, String... arguments) {
+            this(binding.getName(), List.of(), List.of(arguments));
+        }
+    }
+
+    /** Binding names to their binding. */
+    private static final Map<String, Binding> BINDINGS = new LinkedHashMap<>();
 
     static {
-        BINDINGS.put("grove-hash", new String[] {GroveHashDb.class.getName()});
-        BINDINGS.put("grove-sorted", new String[] {GroveSortedDb.class.getName()});
-        BINDINGS.put("cslm", new String[] {JdkMapDb.class.getName(), "-p", "jdk.map=cslm"});
-        BINDINGS.put("chm", new String[] {JdkMapDb.class.getName(), "-p", "jdk.map=chm"});
-        BINDINGS.put("rocksdb", new String[] {RocksDbDb.class.getName()});
+        BINDINGS.put("grove-hash", new Binding(GroveHashDb.class));
+        BINDINGS.put("grove-sorted", new Binding(GroveSortedDb.class));
+        BINDINGS.put("cslm", new Binding(JdkMapDb.class, "-p", "jdk.map=cslm"));
+        BINDINGS.put("chm", new Binding(JdkMapDb.class, "-p", "jdk.map=chm"));
+        BINDINGS.put("chronicle", new Binding(ChronicleDb.class.getName(), ChronicleKv.JVM_OPTIONS, List.of()));
+        BINDINGS.put("mapdb", new Binding(MapDbDb.class));
+        BINDINGS.put("mapdb-tree", new Binding(MapDbDb.class, "-p", "mapdb.map=tree"));
+        BINDINGS.put("rocksdb", new Binding(RocksDbDb.class));
     }
 
     private static final Pattern LINE = Pattern.compile("^\\[([A-Z-]+)\\], ([^,]+), ([0-9.]+)$");
@@ -79,20 +91,20 @@ public final class YcsbRunner {
 
     private static Map<String, String> run(String db, String workload, String threads, Map<String, String> options,
             Path log) throws IOException, InterruptedException {
-        String[] binding = BINDINGS.get(db);
+        Binding binding = BINDINGS.get(db);
         if (binding == null) {
             throw new IllegalArgumentException("unknown db " + db + "; known: " + BINDINGS.keySet());
         }
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xms" + options.get("--heap"), "-Xmx" + options.get("--heap"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "site.ycsb.Client", "-t", "-db", binding[0], "-P", Path.of("bench", "ycsb", "workload" + workload)
+                "--enable-native-access=ALL-UNNAMED"));
+        binding.jvmOptions().stream().filter(o -> !command.contains(o)).forEach(command::add);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "site.ycsb.Client", "-t", "-db",
+                binding.className(), "-P", Path.of("bench", "ycsb", "workload" + workload)
                         .toString(), "-threads", threads, "-p", "recordcount=" + options.get("--records"), "-p",
                 "operationcount=" + options.get("--operations"), "-p", "grove.preload=true", "-p",
                 "hdrhistogram.percentiles=50,99,99.9"));
-        for (int i = 1; i < binding.length; i++) {
-            command.add(binding[i]);
-        }
+        command.addAll(binding.arguments());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int status = process.waitFor();

@@ -33,6 +33,8 @@ class MapDbTest {
         DB db = switch (kind) {
             case "grove-hash" -> new GroveHashDb();
             case "grove-sorted" -> new GroveSortedDb();
+            case "chronicle" -> new ChronicleDb();
+            case "mapdb", "mapdb-tree" -> new MapDbDb();
             default -> new JdkMapDb();
         };
         db.setProperties(properties);
@@ -40,12 +42,13 @@ class MapDbTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grove-hash", "grove-sorted", "cslm", "chm"})
+    @ValueSource(strings = {"grove-hash", "grove-sorted", "cslm", "chm", "chronicle", "mapdb", "mapdb-tree"})
     void loadsAndServesYcsbOperations(String kind) throws Exception {
         Properties properties = new Properties();
         properties.setProperty("recordcount", Integer.toString(RECORDS));
         properties.setProperty("grove.preload", "true");
         properties.setProperty("jdk.map", kind.equals("chm") ? "chm" : "cslm");
+        properties.setProperty("mapdb.map", kind.equals("mapdb-tree") ? "tree" : "hash");
         Measurements.setProperties(properties); // as YCSB's client does before it makes the bindings
         DB first = binding(kind, properties);
         DB second = binding(kind, properties); // a second client thread: same store, no second load
@@ -67,7 +70,7 @@ class MapDbTest {
 
         Vector<HashMap<String, ByteIterator>> rows = new Vector<>();
         Status scan = first.scan("usertable", "user", 10, null, rows);
-        if (kind.equals("grove-hash") || kind.equals("chm")) {
+        if (Set.of("grove-hash", "chm", "chronicle", "mapdb").contains(kind)) {
             assertEquals(Status.NOT_IMPLEMENTED, scan);
         } else {
             assertEquals(Status.OK, scan);
@@ -82,10 +85,11 @@ class MapDbTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grove-sorted", "cslm"})
+    @ValueSource(strings = {"grove-sorted", "cslm", "mapdb-tree"})
     void scansInKeyOrder(String kind) throws Exception {
         Properties properties = new Properties();
         properties.setProperty("jdk.map", "cslm");
+        properties.setProperty("mapdb.map", "tree");
         DB db = binding(kind, properties);
         db.init();
         for (int i = 0; i < 50; i++) {
@@ -121,5 +125,10 @@ class MapDbTest {
         assertEquals("22", out.get("b").toString());
         assertNotEquals(record.length, merged.length);
         assertTrue(record.length > 0);
+        Map<String, ByteIterator> ten = new HashMap<>();
+        for (int i = 0; i < 10; i++) {
+            ten.put("field" + i, new StringByteIterator("x".repeat(100)));
+        }
+        assertEquals(YcsbRecord.encode(ten).length, YcsbRecord.size(new Properties()), "YCSB's default record");
     }
 }
