@@ -2,15 +2,12 @@ package io.grove.sorted;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveSortedMap;
-import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
 import io.grove.testing.HugePages;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -25,23 +22,12 @@ class SortedHugePagesTest {
 
     @Test
     void aMapOnHugePagesHoldsItsEntriesInOrderAndGetsHugePages() throws IOException {
-        boolean allowed = HugePages.allowed();
         long hugeBefore = HugePages.anonymousBytes();
         TreeMap<Long, byte[]> reference = new TreeMap<>();
         try (GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
                 .hugePages().memoryLimit(512L << 20).build()) {
-            for (long i = 0; i < ENTRIES; i++) {
-                long k = (i * 7_919) % ENTRIES; // every key once, out of order
-                byte[] value = new byte[200];
-                Arrays.fill(value, (byte) k);
-                map.put(k, value);
-                reference.put(k, value);
-            }
-            long hugeFilled = HugePages.anonymousBytes();
-            for (long k = 0; k < ENTRIES; k += 2) {
-                assertArrayEquals(reference.remove(k), map.remove(k));
-            }
-            assertEquals(reference.size(), map.size());
+            long hugeFilled = HugePages.fillThenRemoveHalf(map, reference, ENTRIES,
+                    i -> (i * 7_919) % ENTRIES); // every key once, out of order
             var expected = reference.entrySet().iterator();
             for (Map.Entry<Long, byte[]> e : map.entrySet()) {
                 Map.Entry<Long, byte[]> want = expected.next();
@@ -49,20 +35,13 @@ class SortedHugePagesTest {
                 assertArrayEquals(want.getValue(), e.getValue(), "key " + e.getKey());
             }
             assertTrue(!expected.hasNext(), "the map's scan ended early");
-            if (allowed) {
-                assertTrue(hugeFilled >= hugeBefore + (20L << 20), "AnonHugePages " + hugeBefore + " -> " + hugeFilled
-                        + " bytes while the map filled about 50 MB");
-            }
+            HugePages.assertGrew(hugeBefore, hugeFilled);
         }
     }
 
     @Test
     void hugePagesAreForTheMapsOwnPool() {
-        try (MemoryPool pool = MemoryPool.builder().build()) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> GroveSortedMap.builder(Serializers.longs(), Serializers.longs()).hugePages().pool(pool)
-                            .build());
-            assertTrue(e.getMessage().contains("MemoryPool.Builder.hugePages"), e.getMessage());
-        }
+        HugePages.assertRefusedOnSharedPool(pool -> GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
+                .hugePages().pool(pool).build());
     }
 }
