@@ -24,7 +24,8 @@ final class Report implements AutoCloseable {
             "offHeapReservedAfterPrefill", "offHeapReserved", "offHeapLive", "offHeapReleased", "offHeapFree",
             "rssPeak", "rss", "misses", "entries", "heapGrowth", "rssGrowth", "offHeapUsed",
             "offHeapLiveAfterPrefill", "heapPerEntry", "rssPerEntry", "offHeapPerEntry", "hitRatio", "lruHitRatio",
-            "capacity", "entriesAtEnd", "ingestedPairs", "ingestStop", "ingestCurve");
+            "capacity", "entriesAtEnd", "ingestedPairs", "ingestStop", "ingestCurve", "gcPauses",
+            "gcPauseTotalMillis", "gcPauseMaxMillis", "pairBytes");
 
     private final Options options;
     private final String date;
@@ -384,23 +385,28 @@ final class Report implements AutoCloseable {
                 continue;
             }
             p.println();
-            String format = "%-20s %-16s %14s %7s %9s %12s  %s%n";
-            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s",
-                    "stopped by (per run)");
+            String format = "%-20s %-16s %14s %7s %9s %12s %9s %10s  %s%n";
+            p.printf(format, "scenario", "contender", "median pairs", "vs base", "raw GiB", "pairs/s", "gc ms",
+                    "max gc ms", "stopped by (per run)");
             double base = median(s.name(), s.baseline(), 1, "ingestedPairs");
             for (Contender<?> c : contendersPerScenario.get(si)) {
                 List<RunRecord> cell = cell(s.name(), c.name(), 1).stream().filter(RunRecord::ok).toList();
                 double pairs = median(s.name(), c.name(), 1, "ingestedPairs");
+                double pairBytes = median(s.name(), c.name(), 1, "pairBytes");
+                double raw = pairs * (Double.isNaN(pairBytes) ? 1_100 : pairBytes) / (1L << 30);
                 p.printf(format, s.name(), c.name(), count(pairs), ratio(pairs, base),
-                        Double.isNaN(pairs) ? "-" : String.format(Locale.ROOT, "%.2f", pairs * 1_100 / (1L << 30)),
+                        Double.isNaN(raw) ? "-" : String.format(Locale.ROOT, "%.2f", raw),
                         count(median(s.name(), c.name(), 1, "opsPerSec")),
+                        count(median(s.name(), c.name(), 1, "gcPauseTotalMillis")),
+                        count(median(s.name(), c.name(), 1, "gcPauseMaxMillis")),
                         cell.stream().map(r -> r.fields().getOrDefault("ingestStop", "?"))
                                 .collect(Collectors.joining(",")));
             }
-            p.println("'raw GiB' = pairs x 1,100 bytes (100-byte key + 1,000-byte value); 'pairs/s' = ingestion rate"
-                    + " over the whole run, one thread; stops: heap-full (OutOfMemoryError), off-heap-full"
-                    + " (GroveOutOfMemoryException), stalled (a window of 16,384 pairs took over 5 s), time-limit,"
-                    + " cap.");
+            p.println("'raw GiB' = pairs x the bytes of a key and a value (1,100 unless the run set other sizes);"
+                    + " 'pairs/s' = ingestion rate over the whole run, one thread; 'gc ms' / 'max gc ms' = total and"
+                    + " longest stop-the-world collector pause during the ingestion (medians over runs); stops:"
+                    + " heap-full (OutOfMemoryError), off-heap-full (GroveOutOfMemoryException), stalled (a window of"
+                    + " 16,384 pairs took over 5 s), time-limit, cap.");
         }
     }
 

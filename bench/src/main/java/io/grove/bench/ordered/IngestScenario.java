@@ -12,22 +12,24 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 /**
- * The Oak paper's Fig. 3a: how many pairs (100-byte key, 1,000-byte value) a contender ingests within the memory
- * budget, on one thread with {@code putIfAbsent}, and at what rate.
+ * The Oak paper's Fig. 3a: how many pairs (100-byte key, 1,000-byte value, or {@link OrderedCodec}'s sizes) a contender
+ * ingests within the memory budget, on one thread with {@code putIfAbsent}, and at what rate.
  *
  * <p>Keys are all distinct, in a scrambled order ({@code i * 0x9E3779B1 mod 2^26}, a permutation of a 2<sup>26</sup>
- * key range), so every call inserts. Ingestion stops at the first of: the heap is exhausted
- * ({@link OutOfMemoryError}), the off-heap limit is ({@link GroveOutOfMemoryException}), the key cap
- * ({@code --keys}, default this scenario's {@link #keys()}) is reached, a window of {@value #WINDOW} pairs takes
- * longer than {@value #STALL_SECONDS} s (a heap at its limit spends its time in full collections long before it
- * throws), or {@value #LIMIT_SECONDS} s have passed. The result gives the pairs ingested ({@code ingestedPairs}),
- * why it stopped ({@code ingestStop}), the rate over the whole ingestion ({@code opsPerSec}) and per million pairs
- * ({@code ingestCurve}, pairs/s of each successive million).
+ * key range), so every call inserts. Ingestion stops at the first of: the heap is exhausted ({@link OutOfMemoryError}),
+ * the off-heap limit is ({@link GroveOutOfMemoryException}), the key cap ({@code --keys}, default this scenario's
+ * {@link #keys()}) is reached, a window of {@value #WINDOW} pairs takes longer than {@value #STALL_SECONDS} s (a heap
+ * at its limit spends its time in full collections long before it throws), or the time limit has passed (120 s, or the
+ * worker's system property {@value #LIMIT_PROPERTY}). The result gives the pairs ingested ({@code ingestedPairs}), why
+ * it stopped ({@code ingestStop}), the rate over the whole ingestion ({@code opsPerSec}) and per million pairs
+ * ({@code ingestCurve}, pairs/s of each successive million), the collector's pauses during the ingestion (count, total,
+ * longest: {@link GcPauses}) and the bytes of one pair ({@code pairBytes}; {@link OrderedCodec}'s sizes).
  */
 public record IngestScenario(String name, String description, int keys, int quickKeys) implements TraceScenario {
     static final int WINDOW = 16_384;
     static final int STALL_SECONDS = 5;
-    static final int LIMIT_SECONDS = 120;
+    static final String LIMIT_PROPERTY = "grove.bench.ingest.seconds";
+    static final int LIMIT_SECONDS = Integer.getInteger(LIMIT_PROPERTY, 120);
     private static final int RANGE_MASK = (1 << 26) - 1;
 
     @Override
@@ -72,6 +74,7 @@ public record IngestScenario(String name, String description, int keys, int quic
         OrderedThread t = new OrderedThread();
         int cap = Math.min(config.keys(), RANGE_MASK + 1);
         var threads = ManagementFactory.getThreadMXBean();
+        GcPauses pauses = GcPauses.start();
         long gcBefore = gcMillis();
         long cpu0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
@@ -124,6 +127,11 @@ public record IngestScenario(String name, String description, int keys, int quic
         out.put("ingestStop", stop);
         out.put("ingestCurve", curve.length() == 0 ? "-" : curve.toString());
         out.put("gcMillis", Long.toString(gcMillis() - gcBefore));
+        pauses.stop();
+        out.put("gcPauses", Long.toString(pauses.count()));
+        out.put("gcPauseTotalMillis", Long.toString(pauses.totalMillis()));
+        out.put("gcPauseMaxMillis", Long.toString(pauses.maxMillis()));
+        out.put("pairBytes", Integer.toString(OrderedCodec.KEY_SIZE + OrderedCodec.VALUE_SIZE));
         out.put("heapMax", Long.toString(Runtime.getRuntime().maxMemory()));
         out.put("offHeapLimit", Long.toString(config.offHeapLimit()));
         if (!stop.equals("heap-full")) {

@@ -6,17 +6,24 @@ import java.nio.ByteOrder;
 
 /**
  * The keys and values of the ordered-map scenarios (Oak's performance evaluation: 100-byte keys, 1,000-byte
- * values), derived from an int so that every contender stores the same bytes.
+ * values, unless the worker's system properties set other sizes), derived from an int so that every contender
+ * stores the same bytes.
  *
  * <p>Key: the int big-endian in bytes 0-3 (keys are non-negative, so unsigned byte order is the int's order and
- * scans are meaningful), then 96 bytes of a fixed filler. Value: bytes 0-7 a counter (the 8 bytes the
- * {@code upsert} operation increments in place), bytes 8-15 the key as a long, bytes 16-991 a fixed filler, bytes
- * 992-999 a check word derived from the key. A reader checks the key word and the check word; {@code verify}
+ * scans are meaningful), then a fixed filler. Value: bytes 0-7 a counter (the 8 bytes the {@code upsert}
+ * operation increments in place), bytes 8-15 the key as a long, then a fixed filler, and in the last 8 bytes a
+ * check word derived from the key. A reader checks the key word and the check word; {@code verify}
  * checks every byte but the counter.
  */
 public final class OrderedCodec {
-    public static final int KEY_SIZE = 100;
-    public static final int VALUE_SIZE = 1_000;
+    /** The worker JVM's system property that sets {@link #KEY_SIZE} (e.g. {@code --jvm-arg -D...=16}). */
+    public static final String KEY_SIZE_PROPERTY = "grove.bench.ordered.keySize";
+    /** The worker JVM's system property that sets {@link #VALUE_SIZE}. */
+    public static final String VALUE_SIZE_PROPERTY = "grove.bench.ordered.valueSize";
+    /** The key's bytes: 100 unless {@link #KEY_SIZE_PROPERTY} says otherwise (at least 4: the int). */
+    public static final int KEY_SIZE = size(KEY_SIZE_PROPERTY, 100, 4);
+    /** The value's bytes: 1,000 unless {@link #VALUE_SIZE_PROPERTY} says otherwise (at least 24: three words). */
+    public static final int VALUE_SIZE = size(VALUE_SIZE_PROPERTY, 1_000, 24);
     /** Offset of the 8-byte counter that {@code upsert} increments. */
     public static final int COUNTER = 0;
     /** Offset of the key, as a long, inside the value. */
@@ -24,6 +31,14 @@ public final class OrderedCodec {
     /** Offset of the check word inside the value. */
     public static final int CHECK_WORD = VALUE_SIZE - 8;
     static final int FILLER_FROM = 16;
+
+    private static int size(String property, int otherwise, int least) {
+        int size = Integer.getInteger(property, otherwise);
+        if (size < least) {
+            throw new IllegalArgumentException(property + " must be at least " + least + ", was " + size);
+        }
+        return size;
+    }
 
     /** Big-endian long access to {@code byte[]} (plain get/set), as Grove's views are big-endian. */
     static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
