@@ -33,6 +33,10 @@ import java.util.ConcurrentModificationException;
 final class Values<V> implements SliceHandle.WriterCheck {
     /** Returned by {@link #read} when the value left its entry: re-read the entry. */
     static final Object RETRY = new Object();
+    /** What {@link #presentLength} returns for a placeholder: the key is absent. */
+    static final int ABSENT = -1;
+    /** What {@link #presentLength} returns when the value left its entry: re-read the entry. */
+    static final int GONE = -2;
 
     private final Pool pool;
     final Serializer<V> serializer;
@@ -120,24 +124,13 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * left its entry (re-read the entry).
      */
     Boolean isPresent(long ref) {
-        MemorySegment block = pool.segment(ref);
-        long at = pool.payloadOffset(ref);
-        long header = ValueHeader.headerAcquire(block, at);
-        if (ValueHeader.isDeleted(header) || !pool.isLive(ref)) {
-            closing.check();
-            return null;
-        }
-        return !ValueHeader.isPlaceholder(header);
+        int length = presentLength(ref);
+        return length == GONE ? null : length != ABSENT;
     }
 
-    /** What {@link #presentLength} returns for a placeholder: the key is absent. */
-    static final int ABSENT = -1;
-    /** What {@link #presentLength} returns when the value left its entry: re-read the entry. */
-    static final int GONE = -2;
-
     /**
-     * As {@link #isPresent}, with the slice's payload length: the length of the present value's slice (header
-     * included), {@link #ABSENT} for a placeholder, or {@link #GONE} if it left its entry.
+     * Whether value {@code ref} is present, from one reading of each header: the payload length of its slice (value
+     * header included) if it is, {@link #ABSENT} for a placeholder, or {@link #GONE} if it left its entry.
      */
     int presentLength(long ref) {
         long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
