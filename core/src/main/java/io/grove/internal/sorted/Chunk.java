@@ -225,22 +225,23 @@ final class Chunk {
         }
     }
 
-    /** Compares the heap key {@code probe} with entry {@code e}'s key; failures as for the probe comparison. */
-    int compare(Keys keys, Key probe, int e) {
-        MemorySegment bytes = probe.segment();
-        int outside = keys.outside(bytes, probe.length(), minKey, shared);
-        if (outside != 0) {
-            return outside;
-        }
-        long prefix = shared == 0 ? keys.prefix(probe) : prefixOf(keys, bytes, 0, probe.length());
-        try {
-            return keys.compare(bytes, probe.length(), prefix, keyRef(e), keyLength(e), keyPrefix(e));
-        } catch (RuntimeException | Error failure) {
-            if (isReplaced()) {
-                return -1;
-            }
-            throw failure;
-        }
+    /** The place of the heap key {@code probe} against this chunk's shared bytes ({@link Keys#outside}). */
+    int outside(Keys keys, Key probe) {
+        return keys.outside(probe.segment(), probe.length(), minKey, shared);
+    }
+
+    /** The prefix this chunk keeps for the heap key {@code probe}, one of its range ({@link #outside} 0). */
+    long prefixOf(Keys keys, Key probe) {
+        return shared == 0 ? keys.prefix(probe) : prefixOf(keys, probe.segment(), 0, probe.length());
+    }
+
+    /**
+     * Compares the heap key {@code probe}, whose {@link #outside} and {@link #prefixOf} for this chunk are given
+     * (taken once for all the entries a scan compares with it), with entry {@code e}'s key; failures as for the
+     * probe comparison.
+     */
+    int compare(Keys keys, Key probe, int outside, long prefix, int e) {
+        return compare(keys, probe.segment(), probe.length(), prefix, outside, e);
     }
 
     static long window(int pred, int succ) {

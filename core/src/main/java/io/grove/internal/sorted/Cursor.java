@@ -99,6 +99,12 @@ final class Cursor {
     private Key segmentBound;
     private boolean segmentInclusive;
 
+    // the bound compareBound placed last, the chunk it placed it in, and its place and prefix there
+    private Chunk placedIn;
+    private Key placedBound;
+    private int placedOutside;
+    private long placedPrefix;
+
     /** What {@link #touch} read, kept so that its reads are not optimized away. */
     @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
     private long touched;
@@ -401,7 +407,7 @@ final class Cursor {
         if (bound == null) {
             return false;
         }
-        int c = chunk.compare(keys, bound, e); // bound vs key
+        int c = compareBound(bound, e); // bound vs key
         return inclusive ? c < 0 : c <= 0;
     }
 
@@ -410,8 +416,22 @@ final class Cursor {
         if (bound == null) {
             return false;
         }
-        int c = chunk.compare(keys, bound, e);
+        int c = compareBound(bound, e);
         return inclusive ? c > 0 : c >= 0;
+    }
+
+    /**
+     * Compares {@code bound} with entry {@code e}'s key, placing the bound against {@link #chunk} once per chunk
+     * and bound rather than per entry.
+     */
+    private int compareBound(Key bound, int e) {
+        if (placedIn != chunk || placedBound != bound) {
+            placedIn = chunk;
+            placedBound = bound;
+            placedOutside = chunk.outside(keys, bound);
+            placedPrefix = placedOutside == 0 ? chunk.prefixOf(keys, bound) : 0;
+        }
+        return chunk.compare(keys, bound, placedOutside, placedPrefix, e);
     }
 
     /** Copies a key into the candidate buffer; {@link #acceptKey} makes it the last key once validated. */
