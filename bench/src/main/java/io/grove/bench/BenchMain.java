@@ -96,7 +96,7 @@ public final class BenchMain {
         List<Scenario> scenarios = !options.scenarios.isEmpty() ? Registry.scenarios(options.scenarios)
                 : Registry.scenarios(Registry.DEFAULT_GROUP);
         List<Contender<?>> chosen = options.contenders.isEmpty() ? Registry.CONTENDERS
-                : options.contenders.stream().<Contender<?>>map(Registry::contender).toList();
+                : options.contenders.stream().flatMap(n -> Registry.contenders(n).stream()).toList();
         List<List<Contender<?>>> perScenario = new ArrayList<>();
         int total = 0;
         for (Scenario s : scenarios) {

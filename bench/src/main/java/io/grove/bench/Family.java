@@ -19,6 +19,12 @@ public interface Family<S extends Subject> {
     /** Operation names; a scenario's mix refers to them, and {@link #perform} receives their index. */
     List<String> operations();
 
+    /**
+     * Builds what the family generates once per worker JVM (e.g. an event stream), before the subject is opened, so
+     * that the heap it takes does not count as the subject's.
+     */
+    default void prepare(WorkerConfig config) {}
+
     /** Loads the subject before warm-up, on one thread (Oak's performance evaluation: the ingestion stage). */
     void prefill(S subject, WorkerConfig config);
 

@@ -8,8 +8,8 @@ import java.util.List;
 final class Options {
     static final String USAGE = """
             usage: ./grove bench [options]          run the comparison (each contender in its own JVM); without
-                                                    options: every scenario against its peers, ~263 runs,
-                                                    about 25 minutes on 2 cores (estimated: bench/README.md)
+                                                    options: every scenario against its peers, ~279 runs,
+                                                    about 27 minutes on 2 cores (estimated: bench/README.md)
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
                    ./grove bench summary [--into F] FILE.csv...
@@ -24,7 +24,8 @@ final class Options {
                                       options still win); about 3 minutes
               --scenario A,B          scenarios or groups to run: 'slices' (the memory layer), 'maps' (the hash
                                       map against its peers), 'ordered' (the ordered map against its peers),
-                                      'all'; default: all (the comparison against peers)
+                                      'rollup' (Druid-style rollup), 'all'; default: all (the comparison
+                                      against peers)
               --contender X,Y         contenders to run (default: all of each scenario's family)
               --threads 1,2           worker thread counts (default: 1,2)
               --warmup 1s             warm-up before each timed phase (default: 1s)

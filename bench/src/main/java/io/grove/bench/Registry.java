@@ -15,6 +15,9 @@ import io.grove.bench.ordered.IngestScenario;
 import io.grove.bench.ordered.OrderedContender;
 import io.grove.bench.ordered.OrderedFamily;
 import io.grove.bench.ordered.OrderedScenario;
+import io.grove.bench.rollup.RollupContender;
+import io.grove.bench.rollup.RollupFamily;
+import io.grove.bench.rollup.RollupScenario;
 import io.grove.bench.slices.HeapContender;
 import io.grove.bench.slices.PoolContender;
 import io.grove.bench.slices.SliceTableFamily;
@@ -73,6 +76,13 @@ public final class Registry {
     private static final int ORDERED_KEYS = 400_000;
     private static final int ORDERED_QUICK_KEYS = 100_000;
 
+    /**
+     * Rollup (Druid's incremental index): a day of 2,000,000 events, 5 dimensions, rolled up into hourly rows;
+     * --quick: 200,000 events.
+     */
+    private static final int ROLLUP_EVENTS = 2_000_000;
+    private static final int ROLLUP_QUICK_EVENTS = 200_000;
+
     private static Scenario ordered(String name, String description, Object... mix) {
         return new OrderedScenario(name, "ordered map: " + description, mix(mix), ORDERED_KEYS, ORDERED_QUICK_KEYS);
     }
@@ -115,7 +125,14 @@ public final class Registry {
             ordered("oak-scan-desc-stream", "descending scans of 10,000 pairs, stream API; ops = scans (Fig. 4f)",
                     "scan-desc-stream", 100),
             new IngestScenario("oak-ingest", "ordered map: pairs ingested (putIfAbsent, 1 thread) until the budget"
-                    + " is exhausted (Fig. 3a); ops/s = ingestion rate", 1 << 26, ORDERED_QUICK_KEYS));
+                    + " is exhausted (Fig. 3a); ops/s = ingestion rate", 1 << 26, ORDERED_QUICK_KEYS),
+            new RollupScenario("rollup-ingest", "rollup (Druid's incremental index): events aggregated into"
+                    + " their existing (hour, 5 dimensions) rows (count, sum, max), in place or by merge; the first"
+                    + " pass that creates the rows is the prefill; ops = events", mix("ingest", 100), ROLLUP_EVENTS,
+                    ROLLUP_QUICK_EVENTS),
+            new RollupScenario("rollup-query", "rollup: time-range queries, the rows of 4 of the 24 hours grouped"
+                    + " by one dimension (count, sum, max per value); ops = queries", mix("query", 100),
+                    ROLLUP_EVENTS, ROLLUP_QUICK_EVENTS));
 
     /** Scenario groups for {@code --scenario}: a group name stands for its scenarios (a family each, and all). */
     public static final Map<String, List<String>> GROUPS = groups();
@@ -140,14 +157,20 @@ public final class Registry {
             OrderedContender.GROVE,
             OrderedContender.GROVE_HUGE_PAGES,
             OrderedContender.CSLM,
-            OrderedContender.OFF_HEAP_SKIPLIST);
+            OrderedContender.OFF_HEAP_SKIPLIST,
+            RollupContender.GROVE,
+            RollupContender.CSLM);
 
-    /** The groups: {@code slices}, {@code maps} (the hash map), {@code ordered}, each a family, and {@code all}. */
+    /**
+     * The groups: {@code slices}, {@code maps} (the hash map), {@code ordered}, {@code rollup}, each a family, and
+     * {@code all}.
+     */
     private static Map<String, List<String>> groups() {
         Map<String, List<String>> groups = new LinkedHashMap<>();
         groups.put("slices", family(SliceTableFamily.NAME));
         groups.put("maps", family(KvFamily.NAME));
         groups.put("ordered", family(OrderedFamily.NAME));
+        groups.put("rollup", family(RollupFamily.NAME));
         groups.put("all", SCENARIOS.stream().map(Scenario::name).toList());
         return java.util.Collections.unmodifiableMap(groups);
     }
@@ -180,13 +203,23 @@ public final class Registry {
         return out;
     }
 
-    public static Contender<?> contender(String name) {
-        for (Contender<?> c : CONTENDERS) {
-            if (c.name().equals(name)) {
-                return c;
-            }
+    /**
+     * The contenders named {@code name}: one per family it serves (e.g. {@code cslm} in the ordered and the rollup
+     * family).
+     */
+    public static List<Contender<?>> contenders(String name) {
+        List<Contender<?>> named = CONTENDERS.stream().filter(c -> c.name().equals(name)).toList();
+        if (named.isEmpty()) {
+            throw new IllegalArgumentException("no contender '" + name + "'; known: "
+                    + CONTENDERS.stream().map(Contender::name).distinct().toList());
         }
-        throw new IllegalArgumentException("no contender '" + name + "'; known: "
-                + CONTENDERS.stream().map(Contender::name).toList());
+        return named;
+    }
+
+    /** The contender named {@code name} in {@code family}. */
+    public static Contender<?> contender(String name, String family) {
+        return contenders(name).stream().filter(c -> c.family().name().equals(family)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("contender '" + name + "' serves no scenario of"
+                        + " family " + family));
     }
 }

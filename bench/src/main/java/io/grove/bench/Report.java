@@ -105,7 +105,8 @@ final class Report implements AutoCloseable {
             options.warmupMillis = Long.parseLong(c.get("warmup_ms"));
             options.durationMillis = Long.parseLong(c.get("duration_ms"));
             options.budget = Long.parseLong(c.get("budget_bytes"));
-            Contender<?> contender = Registry.contender(c.get("contender"));
+            // contenders of one name place their memory alike in every family they serve
+            Contender<?> contender = Registry.contenders(c.get("contender")).getFirst();
             if (contender.placement() == Placement.OFF_HEAP) {
                 options.smallHeap = xmx;
             } else if (contender.placement() == Placement.OFF_HEAP_UNBOUNDED) {
@@ -140,7 +141,7 @@ final class Report implements AutoCloseable {
     List<List<Contender<?>>> contendersRun(List<Scenario> scenarios) {
         List<List<Contender<?>>> out = new ArrayList<>();
         for (Scenario s : scenarios) {
-            out.add(Registry.CONTENDERS.stream().filter(c -> runs.stream()
+            out.add(Registry.CONTENDERS.stream().filter(c -> c.family().name().equals(s.family()) && runs.stream()
                     .anyMatch(r -> r.scenario().equals(s.name()) && r.contender().equals(c.name()))).toList());
         }
         return out;

@@ -38,7 +38,8 @@ public final class Worker {
     public static void main(String[] args) {
         ChildJvm.exitWith(() -> {
             WorkerConfig config = WorkerConfig.parse(args);
-            return run(config, Registry.contender(config.contender()));
+            return run(config, Registry.contender(config.contender(),
+                    Registry.scenario(config.scenario()).family()));
         });
     }
 
@@ -81,6 +82,7 @@ public final class Worker {
                     + ", scenario " + scenario.name() + " needs " + scenario.family());
         }
         byte[] opTable = opTable(scenario, family);
+        family.prepare(config);
         System.gc();
         long heapBeforeOpen = heapUsed();
         long rssBeforeOpen = procStatusBytes("VmRSS");

@@ -7,10 +7,10 @@ import java.util.SplittableRandom;
  * {@code i + 1}) has probability proportional to {@code 1 / (i + 1)^s}. Sampling inverts the cumulative
  * distribution, tabulated once, by binary search; the same seed gives the same trace.
  */
-final class ZipfTrace {
+public final class ZipfTrace {
     private ZipfTrace() {}
 
-    static int[] generate(int n, double s, int length, long seed) {
+    public static int[] generate(int n, double s, int length, long seed) {
         double[] cdf = new double[n];
         double sum = 0;
         for (int i = 0; i < n; i++) {

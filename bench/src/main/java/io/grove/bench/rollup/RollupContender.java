@@ -1,0 +1,58 @@
+package io.grove.bench.rollup;
+
+import io.grove.bench.Contender;
+import io.grove.bench.Family;
+import io.grove.bench.Placement;
+import io.grove.bench.WorkerConfig;
+import java.util.function.Function;
+
+/** The contenders of the rollup family: Grove's ordered map, and {@code ConcurrentSkipListMap} with {@code merge}. */
+public final class RollupContender implements Contender<RollupIndex> {
+    public static final RollupContender GROVE = new RollupContender("grove-sorted", Placement.OFF_HEAP,
+            "GroveSortedMap<byte[], byte[]>: 28-byte keys (time, 5 dimensions), 24-byte values (count, sum, max)"
+                    + " aggregated in place by zc().putIfAbsentComputeIfPresent; queries stream zc().subMap;"
+                    + " off-heap limit = budget - small heap",
+            config -> new GroveRollup(config.offHeapLimit()));
+    public static final RollupContender CSLM = new RollupContender("cslm", Placement.ON_HEAP,
+            "ConcurrentSkipListMap<Row, Aggregate> on heap, merge(new Row, new Aggregate, combine) per event;"
+                    + " queries iterate subMap; -Xmx = budget",
+            config -> new CslmRollup());
+
+    private final String name;
+    private final Placement placement;
+    private final String description;
+    private final Function<WorkerConfig, RollupIndex> open;
+
+    private RollupContender(String name, Placement placement, String description,
+            Function<WorkerConfig, RollupIndex> open) {
+        this.name = name;
+        this.placement = placement;
+        this.description = description;
+        this.open = open;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public Family<RollupIndex> family() {
+        return RollupFamily.INSTANCE;
+    }
+
+    @Override
+    public Placement placement() {
+        return placement;
+    }
+
+    @Override
+    public RollupIndex open(WorkerConfig config) {
+        return open.apply(config);
+    }
+}
