@@ -102,9 +102,11 @@ public final class Worker {
                 out.put("rss", Long.toString(procStatusBytes("VmRSS")));
                 return out;
             }
+            long[] gcBeforePrefill = gcTotals();
             long t0 = System.nanoTime();
             family.prefill(subject, config);
             double prefillSeconds = (System.nanoTime() - t0) / 1e9;
+            long[] gcAfterPrefill = gcTotals();
             Subject.OffHeap afterPrefill = subject.offHeap();
             Map<String, String> memory = new LinkedHashMap<>();
             memoryFields(memory, subject, heapBeforeOpen, rssBeforeOpen);
@@ -195,6 +197,8 @@ public final class Worker {
             out.put("lostRaces", Long.toString(lostRaces));
             out.put("anomalies", Long.toString(anomalies));
             out.put("prefillSeconds", String.format(Locale.ROOT, "%.2f", prefillSeconds));
+            out.put("prefillGcCount", Long.toString(gcAfterPrefill[0] - gcBeforePrefill[0]));
+            out.put("prefillGcMillis", Long.toString(gcAfterPrefill[1] - gcBeforePrefill[1]));
             out.put("gcCount", Long.toString(gcAfter[0] - gcBefore[0]));
             out.put("gcMillis", Long.toString(gcAfter[1] - gcBefore[1]));
             out.put("gcConcurrentCount", Long.toString(gcAfter[2] - gcBefore[2]));
