@@ -425,6 +425,11 @@ final class Report implements AutoCloseable {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,.0f", value);
     }
 
+    /** The median ops/s of {@code contender}'s successful runs of {@code scenario} at {@code threads}; NaN if none. */
+    double medianOpsPerSec(String scenario, String contender, int threads) {
+        return median(scenario, contender, threads, "opsPerSec");
+    }
+
     /** Whether {@code contender} has a successful run of {@code scenario} at {@code threads}. */
     boolean ran(String scenario, String contender, int threads) {
         return cell(scenario, contender, threads).stream().anyMatch(RunRecord::ok);

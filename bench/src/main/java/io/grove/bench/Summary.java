@@ -63,7 +63,8 @@ final class Summary {
 
     /**
      * The summary of one CSV: per family of maps it ran, a heading, a table and a bar chart of the table drawn next
-     * to the CSV ({@code <name>-<family>.png}), linked relative to {@code base}.
+     * to the CSV ({@code <name>-<family>.png}), and where it ran more than one thread count a chart of throughput
+     * against threads ({@link ThreadsChart}), linked relative to {@code base}.
      */
     static String of(Path csv, Path base) throws IOException {
         Report report = Report.read(csv, new Options());
@@ -113,11 +114,23 @@ final class Summary {
             md.append('\n');
             Path png = RatioChart.draw(csv, family, rows, columns, ratios);
             if (png != null) {
-                md.append("![").append(family).append(": Grove's ratios to its peers](")
-                        .append(base.relativize(png.toAbsolutePath()).toString().replace('\\', '/')).append(")\n\n");
+                md.append("![").append(family).append(": Grove's ratios to its peers](").append(link(base, png))
+                        .append(")\n\n");
+            }
+            if (report.threadsRun().size() > 1) {
+                Path threads = ThreadsChart.draw(csv, family, report, own);
+                if (threads != null) {
+                    md.append("![").append(family).append(": throughput against threads](")
+                            .append(link(base, threads)).append(")\n\n");
+                }
             }
         }
         return md.toString();
+    }
+
+    /** {@code file} as a Markdown link from {@code base}. */
+    private static String link(Path base, Path file) {
+        return base.relativize(file.toAbsolutePath()).toString().replace('\\', '/');
     }
 
     /** {@code 2026-11-26T02:26:43.06Z} as {@code 2026-11-26 02:26 UTC}; other forms as they are. */

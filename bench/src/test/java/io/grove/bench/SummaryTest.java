@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The generated summary takes its ratios from the CSV (the median of the ratios of runs with the same repeat
  * number), cites the command and commit kept next to the CSV, leaves out rows where a contender did not run, links
- * its chart when it could draw one, and replaces only the marked part of a file, the same way each time.
+ * its charts when it could draw them, keeps each family apart, and replaces only the marked part of a file, the
+ * same way each time.
  */
 class SummaryTest {
     @Test
@@ -29,6 +30,9 @@ class SummaryTest {
                 report.add(run("oak-put", "cslm", 1, repeat, opsPerSec[repeat - 1][1]));
             }
             report.add(run("oak-put", "grove-sorted", 2, 1, 100)); // no peer at 2 threads: no row
+            // the same contender names serve another family: a table of its own
+            report.add(run("rollup-ingest", "grove-sorted", 1, 1, 50));
+            report.add(run("rollup-ingest", "cslm", 1, 1, 100));
         }
         Files.writeString(dir.resolve(csv.getFileName().toString().replace(".csv", ".run.txt")),
                 "command: ./grove bench --scenario oak-put\ncommit: abc1234\n", StandardCharsets.UTF_8);
@@ -47,9 +51,13 @@ class SummaryTest {
         assertTrue(once.contains("| scenario | threads | grove-sorted / cslm |"), once);
         assertTrue(once.contains("| oak-put | 1 | 2.00 |"), once);
         assertTrue(!once.contains("| oak-put | 2 |"), once);
-        Path png = dir.resolve(csv.getFileName().toString().replace(".csv", "-ordered.png"));
-        assertEquals(Files.isRegularFile(png), once.contains("](" + png.getFileName() + ")"),
-                "the chart is linked if and only if it was drawn (a machine without fonts draws none): " + once);
+        assertTrue(once.contains("**rollup**") && once.contains("| rollup-ingest | 1 | 0.50 |"), once);
+        assertTrue(!once.contains("| oak-put | 1 | 2.00 | -"), "no rollup column in the ordered table: " + once);
+        for (String chart : List.of("-ordered.png", "-ordered-threads.png", "-rollup.png", "-rollup-threads.png")) {
+            Path png = dir.resolve(csv.getFileName().toString().replace(".csv", chart));
+            assertEquals(Files.isRegularFile(png), once.contains("](" + png.getFileName() + ")"),
+                    "a chart is linked if and only if it was drawn (a machine without fonts draws none): " + once);
+        }
     }
 
     private static RunRecord run(String scenario, String contender, int threads, int repeat, double opsPerSec) {

@@ -1,6 +1,7 @@
 package io.grove.bench.ycsb;
 
 import io.grove.bench.maps.ChronicleKv;
+import io.grove.bench.maps.LmdbKv;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import java.util.regex.Pattern;
  * binding first loads {@code recordcount} records through YCSB's workload ({@link MapDb}, {@code grove.preload}).
  *
  * <pre>
- * ./grove ycsb [--db grove-hash,grove-sorted,cslm,chm,chronicle,mapdb,mapdb-tree,rocksdb]
+ * ./grove ycsb [--db grove-hash,grove-sorted,cslm,chm,chronicle,mapdb,mapdb-tree,lmdb,rocksdb]
  *              [--workload a,b,c,d,e,f] [--threads 1,2]
  *              [--records 1000000] [--operations 1000000] [--heap 4g]
  * </pre>
@@ -47,6 +48,7 @@ public final class YcsbRunner {
         BINDINGS.put("chronicle", new Binding(ChronicleDb.class.getName(), ChronicleKv.JVM_OPTIONS, List.of()));
         BINDINGS.put("mapdb", new Binding(MapDbDb.class));
         BINDINGS.put("mapdb-tree", new Binding(MapDbDb.class, "-p", "mapdb.map=tree"));
+        BINDINGS.put("lmdb", new Binding(LmdbDb.class.getName(), LmdbKv.INSTANCE.jvmOptions(), List.of()));
         BINDINGS.put("rocksdb", new Binding(RocksDbDb.class));
     }
 

@@ -22,7 +22,7 @@ import site.ycsb.measurements.Measurements;
 import site.ycsb.workloads.CoreWorkload;
 
 /**
- * Each in-memory binding loaded through YCSB's own workload ({@code grove.preload}) holds {@code recordcount}
+ * Each binding loaded through YCSB's own workload ({@code grove.preload}) holds {@code recordcount}
  * records of 10 fields; reads, updates (a field merged in), deletes and, on ordered stores, scans behave as YCSB
  * expects; two client threads' bindings share one store, closed by the last cleanup.
  */
@@ -35,6 +35,7 @@ class MapDbTest {
             case "grove-sorted" -> new GroveSortedDb();
             case "chronicle" -> new ChronicleDb();
             case "mapdb", "mapdb-tree" -> new MapDbDb();
+            case "lmdb" -> new LmdbDb();
             default -> new JdkMapDb();
         };
         db.setProperties(properties);
@@ -42,7 +43,7 @@ class MapDbTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grove-hash", "grove-sorted", "cslm", "chm", "chronicle", "mapdb", "mapdb-tree"})
+    @ValueSource(strings = {"grove-hash", "grove-sorted", "cslm", "chm", "chronicle", "mapdb", "mapdb-tree", "lmdb"})
     void loadsAndServesYcsbOperations(String kind) throws Exception {
         Properties properties = new Properties();
         properties.setProperty("recordcount", Integer.toString(RECORDS));
@@ -85,7 +86,7 @@ class MapDbTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grove-sorted", "cslm", "mapdb-tree"})
+    @ValueSource(strings = {"grove-sorted", "cslm", "mapdb-tree", "lmdb"})
     void scansInKeyOrder(String kind) throws Exception {
         Properties properties = new Properties();
         properties.setProperty("jdk.map", "cslm");
