@@ -115,7 +115,7 @@ public final class BenchMain {
         int failures = 0;
         int retried = 0;
         try (Report report = new Report(options, directory)) {
-            RunInfo.write(report.csv(), args);
+            RunInfo.write(report.csv(), "./grove bench", args);
             System.err.printf("grove bench: %d runs (%d scenario(s) x threads %s x %d repeat(s)), warm-up %s, timed %s,"
                             + " budget %s; results to %s%n", total, scenarios.size(), options.threads,
                     options.repeats, Units.seconds(options.warmupMillis), Units.seconds(options.durationMillis),

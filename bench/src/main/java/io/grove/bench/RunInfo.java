@@ -15,12 +15,12 @@ import java.util.concurrent.TimeUnit;
  * @param commit the abbreviated commit, with {@code +local changes} if the work tree differed from it; or
  *     {@code not recorded}
  */
-record RunInfo(String command, String commit) {
+public record RunInfo(String command, String commit) {
     private static final String UNKNOWN = "not recorded";
 
-    /** Writes the info of a run of {@code ./grove bench args} next to {@code csv}. */
-    static void write(Path csv, String[] args) throws IOException {
-        String command = "./grove bench" + (args.length == 0 ? "" : " " + String.join(" ", args));
+    /** Writes the info of a run of {@code tool args} (e.g. {@code ./grove bench}) next to {@code csv}. */
+    public static void write(Path csv, String tool, String[] args) throws IOException {
+        String command = tool + (args.length == 0 ? "" : " " + String.join(" ", args));
         Path directory = csv.toAbsolutePath().getParent();
         String commit = git(directory, "rev-parse", "--short", "HEAD");
         if (commit.isEmpty()) {

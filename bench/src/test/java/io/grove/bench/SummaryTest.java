@@ -60,6 +60,34 @@ class SummaryTest {
         }
     }
 
+    @Test
+    void aYcsbCsvGetsTheFasterGroveMapsRatioToEachStore(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("ycsb-20261126-045723.csv");
+        Files.writeString(csv, String.join("\n", "workload,threads,db,metric,value",
+                "a,1,grove-hash,exit,0", "a,1,grove-hash,OVERALL Throughput(ops/sec),200",
+                "a,1,grove-sorted,OVERALL Throughput(ops/sec),100", "a,1,chronicle,OVERALL Throughput(ops/sec),100",
+                "a,1,mapdb-tree,OVERALL Throughput(ops/sec),400",
+                "e,1,grove-hash,OVERALL Throughput(ops/sec),1000", "e,1,grove-hash,SCAN-FAILED Operations,950",
+                "e,1,grove-sorted,OVERALL Throughput(ops/sec),20", "e,1,chronicle,OVERALL Throughput(ops/sec),900",
+                "e,1,chronicle,SCAN-FAILED Operations,950", "e,1,mapdb-tree,OVERALL Throughput(ops/sec),40",
+                "f,1,grove-hash,exit,1", "f,1,grove-sorted,OVERALL Throughput(ops/sec),10",
+                "f,1,chronicle,OVERALL Throughput(ops/sec),20",
+                "f,1,mapdb-tree,OVERALL Throughput(ops/sec),10") + "\n");
+        Files.writeString(dir.resolve("ycsb-20261126-045723.run.txt"), "command: ./grove ycsb --threads 1\n"
+                + "commit: abc1234\n", StandardCharsets.UTF_8);
+        Path md = dir.resolve("B.md");
+        Files.writeString(md, Summary.BEGIN + "\n" + Summary.END + "\n");
+        assertEquals(0, Summary.run(List.of("--into", md.toString(), csv.toString())));
+        String text = Files.readString(md);
+        assertTrue(text.contains("started 2026-11-26 04:57") && text.contains("commit `abc1234`")
+                && text.contains("`./grove ycsb --threads 1`"), text);
+        assertTrue(text.contains("| workload | threads | faster Grove map | Grove / chronicle | Grove / mapdb-tree |"),
+                text);
+        assertTrue(text.contains("| A | 1 | grove-hash | 2.00 | 0.50 |"), text);
+        assertTrue(text.contains("| E | 1 | grove-sorted | - | 0.50 |"), "no scans, no ratio: " + text);
+        assertTrue(text.contains("| F | 1 | grove-sorted | 0.50 | 1.00 |"), "a failed run takes no part: " + text);
+    }
+
     private static RunRecord run(String scenario, String contender, int threads, int repeat, double opsPerSec) {
         return new RunRecord(scenario, contender, threads, repeat, "", "ok", Map.of("opsPerSec",
                 Double.toString(opsPerSec)), "", 512L << 20, 0, 1.0, 0.0);

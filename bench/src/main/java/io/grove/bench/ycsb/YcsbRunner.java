@@ -1,5 +1,6 @@
 package io.grove.bench.ycsb;
 
+import io.grove.bench.RunInfo;
 import io.grove.bench.maps.ChronicleKv;
 import io.grove.bench.maps.LmdbKv;
 import java.io.IOException;
@@ -74,6 +75,7 @@ public final class YcsbRunner {
         Path csv = results.resolve("ycsb-" + stamp + ".csv");
         Path log = results.resolve("ycsb-" + stamp + ".log");
         Files.writeString(csv, "workload,threads,db,metric,value\n", StandardCharsets.UTF_8);
+        RunInfo.write(csv, "./grove ycsb", args);
         System.out.printf("%-8s %3s %-13s %12s %10s %10s %10s  (latencies in us, per operation type)%n", "workload",
                 "thr", "db", "ops/s", "p50", "p99", "p99.9");
         for (String workload : options.get("--workload").split(",")) {

@@ -30,6 +30,8 @@ final class HazardSlots {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle CHUNK = MethodHandles.arrayElementVarHandle(long[][].class);
     static final long EMPTY = Reference.NULL;
+    /** No granule: what {@link #announcedGranules} returns, shared, when no slice is announced. */
+    private static final long[] NONE = new long[0];
 
     /** log2 of the longs per 64-byte line: slot {@code i} of a chunk is element {@code i << SPREAD}. */
     private static final int SPREAD = 3;
@@ -83,9 +85,12 @@ final class HazardSlots {
         SLOT.setRelease(chunk, ((int) token) << SPREAD, EMPTY);
     }
 
-    /** The granules of all slices announced now, sorted ascending (for {@link Arrays#binarySearch}). */
+    /**
+     * The granules of all slices announced now, sorted ascending (for {@link Arrays#binarySearch}); allocates
+     * nothing when none is (the common case when a release batch is reclaimed, once per batch).
+     */
     long[] announcedGranules() {
-        long[] found = new long[16];
+        long[] found = NONE;
         int count = 0;
         for (int c = 0; c < MAX_CHUNKS; c++) {
             long[] chunk = (long[]) CHUNK.getAcquire(chunks, c);
@@ -96,11 +101,14 @@ final class HazardSlots {
                 long ref = (long) SLOT.getVolatile(chunk, index);
                 if (ref != EMPTY) {
                     if (count == found.length) {
-                        found = Arrays.copyOf(found, count * 2);
+                        found = Arrays.copyOf(found, Math.max(16, count * 2));
                     }
                     found[count++] = Reference.granule(ref);
                 }
             }
+        }
+        if (count == 0) {
+            return NONE;
         }
         long[] granules = Arrays.copyOf(found, count);
         Arrays.sort(granules);
