@@ -42,6 +42,14 @@ public interface Contender<S extends Subject> {
         return null;
     }
 
+    /**
+     * Whether the contender keeps its map in a file (a summary compares Grove's maps with peers stored alike): by
+     * default, whether its name ends with {@code -file}.
+     */
+    default boolean inFile() {
+        return name().endsWith("-file");
+    }
+
     /** Creates the empty subject inside the worker JVM. */
     S open(WorkerConfig config) throws Exception;
 }

@@ -28,5 +28,10 @@ public interface Subject extends AutoCloseable {
      */
     record OffHeap(long reserved, long live, long released, long free) {
         public static final OffHeap NONE = new OffHeap(0, 0, 0, 0);
+
+        /** The figures of a Grove map's or pool's footprint. */
+        public static OffHeap of(io.grove.MemoryFootprint f) {
+            return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        }
     }
 }

@@ -63,9 +63,10 @@ final class Summary {
     }
 
     /**
-     * The summary of one CSV: per family of maps it ran, a heading, a table and a bar chart of the table drawn next
-     * to the CSV ({@code <name>-<family>.png}), and where it ran more than one thread count a chart of throughput
-     * against threads ({@link ThreadsChart}), linked relative to {@code base}.
+     * The summary of one CSV: per family of maps it ran (a family without a Grove map and a peer is left out), a
+     * heading, a table and a bar chart of the table drawn next to the CSV ({@code <name>-<family>.png}), and where
+     * it ran more than one thread count a chart of throughput against threads ({@link ThreadsChart}), linked
+     * relative to {@code base}.
      */
     static String of(Path csv, Path base) throws IOException {
         Report report = Report.read(csv, new Options());
@@ -77,15 +78,12 @@ final class Summary {
         for (String family : families) {
             List<Scenario> own = scenarios.stream().filter(s -> s.family().equals(family)).toList();
             List<Scenario.Comparison> columns = columns(report, own);
+            if (columns.isEmpty()) {
+                continue; // no Grove map against a peer (the memory layer's family)
+            }
             md.append(String.format(Locale.ROOT, "**%s** — %s, commit `%s`, %s:%n`%s` (`%s`)%n%n", family,
                     minutes(report.date()), info.commit(), report.machine(), info.command(), csv.getFileName()));
-            StringBuilder head = new StringBuilder("| scenario | threads |");
-            StringBuilder rule = new StringBuilder("|---|---|");
-            for (Scenario.Comparison c : columns) {
-                head.append(' ').append(c).append(" |");
-                rule.append("---|");
-            }
-            md.append(head).append('\n').append(rule).append('\n');
+            tableHead(md, List.of("scenario", "threads"), columns);
             List<String> rows = new ArrayList<>();
             List<double[]> ratios = new ArrayList<>();
             for (Scenario s : own) {
@@ -106,11 +104,7 @@ final class Summary {
                 }
             }
             for (int r = 0; r < rows.size(); r++) {
-                md.append("| ").append(rows.get(r)).append(" |");
-                for (double ratio : ratios.get(r)) {
-                    md.append(Double.isNaN(ratio) ? " - |" : String.format(Locale.ROOT, " %.2f |", ratio));
-                }
-                md.append('\n');
+                tableRow(md, "| " + rows.get(r) + " |", ratios.get(r));
             }
             md.append('\n');
             Path png = RatioChart.draw(csv, family, rows, columns, ratios);
@@ -129,6 +123,26 @@ final class Summary {
         return md.toString();
     }
 
+    /** A Markdown table's head: the {@code first} cells, a cell per comparison, and the rule below. */
+    static void tableHead(StringBuilder md, List<String> first, List<Scenario.Comparison> columns) {
+        StringBuilder head = new StringBuilder("|");
+        StringBuilder rule = new StringBuilder("|");
+        for (Object cell : java.util.stream.Stream.concat(first.stream(), columns.stream()).toList()) {
+            head.append(' ').append(cell).append(" |");
+            rule.append("---|");
+        }
+        md.append(head).append('\n').append(rule).append('\n');
+    }
+
+    /** A Markdown table's row: {@code first} (its first cells), then each ratio ({@code -} for NaN). */
+    static void tableRow(StringBuilder md, String first, double[] ratios) {
+        md.append(first);
+        for (double ratio : ratios) {
+            md.append(Double.isNaN(ratio) ? " - |" : String.format(Locale.ROOT, " %.2f |", ratio));
+        }
+        md.append('\n');
+    }
+
     /** {@code file} as a Markdown link from {@code base}. */
     static String link(Path base, Path file) {
         return base.relativize(file.toAbsolutePath()).toString().replace('\\', '/');
@@ -138,11 +152,6 @@ final class Summary {
     private static String minutes(String instant) {
         return instant.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}.*Z")
                 ? instant.substring(0, 16).replace('T', ' ') + " UTC" : instant;
-    }
-
-    /** Whether a contender keeps its map in a file (its name says so), as peers are compared like with like. */
-    private static boolean inFile(Contender<?> c) {
-        return c.name().endsWith("-file");
     }
 
     /**
@@ -158,7 +167,7 @@ final class Summary {
                     continue;
                 }
                 for (Contender<?> peer : cs) {
-                    if (!peer.name().startsWith("grove") && inFile(peer) == inFile(grove)) {
+                    if (!peer.name().startsWith("grove") && peer.inFile() == grove.inFile()) {
                         pairs.add(new Scenario.Comparison(grove.name(), peer.name()));
                     }
                 }

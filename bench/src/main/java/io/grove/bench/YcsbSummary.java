@@ -51,17 +51,11 @@ final class YcsbSummary {
                 .map(db -> new Scenario.Comparison("Grove", db)).toList();
         RunInfo info = RunInfo.read(csv);
         String name = csv.getFileName().toString();
-        StringBuilder md = new StringBuilder(String.format(Locale.ROOT,
-                "**ycsb** — started %s (the file's name), commit `%s`, %s of Grove's faster map (%s) to each store:"
-                        + "%n`%s` (`%s`)%n%n", started(name), info.commit(),
-                "one run per cell, the ratio of the throughput", String.join(" or ", groves), info.command(), name));
-        StringBuilder head = new StringBuilder("| workload | threads | faster Grove map |");
-        StringBuilder rule = new StringBuilder("|---|---|---|");
-        for (Scenario.Comparison c : columns) {
-            head.append(' ').append(c).append(" |");
-            rule.append("---|");
-        }
-        md.append(head).append('\n').append(rule).append('\n');
+        StringBuilder md = new StringBuilder(String.format(Locale.ROOT, "**ycsb** — started %s (the file's name),"
+                + " commit `%s`, one run per cell, the ratio of the throughput of Grove's faster map (%s) to each"
+                + " store:%n`%s` (`%s`)%n%n", started(name), info.commit(), String.join(" or ", groves),
+                info.command(), name));
+        Summary.tableHead(md, List.of("workload", "threads", "faster Grove map"), columns);
         List<String> rows = new ArrayList<>();
         List<double[]> ratios = new ArrayList<>();
         for (Map.Entry<String, Map<String, Double>> r : throughput.entrySet()) {
@@ -80,11 +74,7 @@ final class YcsbSummary {
                 row[i] = best == null || ops == null || failed.contains(r.getKey() + " | " + peer) ? Double.NaN
                         : r.getValue().get(best) / ops;
             }
-            md.append("| ").append(r.getKey()).append(" | ").append(best == null ? "-" : best).append(" |");
-            for (double ratio : row) {
-                md.append(Double.isNaN(ratio) ? " - |" : String.format(Locale.ROOT, " %.2f |", ratio));
-            }
-            md.append('\n');
+            Summary.tableRow(md, "| " + r.getKey() + " | " + (best == null ? "-" : best) + " |", row);
             rows.add(r.getKey());
             ratios.add(row);
         }

@@ -1,7 +1,6 @@
 package io.grove.bench.maps;
 
 import io.grove.GroveHashMap;
-import io.grove.MemoryFootprint;
 import io.grove.bench.Placement;
 import io.grove.bench.Scenario;
 import io.grove.bench.WorkerConfig;
@@ -154,8 +153,7 @@ public final class GroveKv extends KvContender {
 
         @Override
         public OffHeap offHeap() {
-            MemoryFootprint f = map.footprint();
-            return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+            return OffHeap.of(map.footprint());
         }
 
         @Override

@@ -39,6 +39,12 @@ public final class LmdbKv extends KvContender {
                 + " put/remove one write txn each (LMDB has one writer at a time)";
     }
 
+    /** LMDB's B+tree always lives in a memory-mapped file. */
+    @Override
+    public boolean inFile() {
+        return true;
+    }
+
     @Override
     public Placement placement() {
         return Placement.OFF_HEAP;

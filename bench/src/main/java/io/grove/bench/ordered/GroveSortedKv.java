@@ -1,7 +1,6 @@
 package io.grove.bench.ordered;
 
 import io.grove.GroveSortedMap;
-import io.grove.MemoryFootprint;
 import io.grove.ZeroCopySortedMap;
 import io.grove.bench.ThreadContext;
 import io.grove.serial.Serializers;
@@ -164,8 +163,7 @@ final class GroveSortedKv implements OrderedKv {
 
     @Override
     public OffHeap offHeap() {
-        MemoryFootprint f = map.footprint();
-        return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        return OffHeap.of(map.footprint());
     }
 
     @Override

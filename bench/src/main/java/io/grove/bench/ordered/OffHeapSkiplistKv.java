@@ -1,6 +1,5 @@
 package io.grove.bench.ordered;
 
-import io.grove.MemoryFootprint;
 import io.grove.bench.ThreadContext;
 import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
@@ -307,8 +306,7 @@ final class OffHeapSkiplistKv implements OrderedKv {
 
     @Override
     public OffHeap offHeap() {
-        MemoryFootprint f = pool.footprint();
-        return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        return OffHeap.of(pool.footprint());
     }
 
     @Override

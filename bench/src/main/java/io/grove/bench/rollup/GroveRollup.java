@@ -1,7 +1,6 @@
 package io.grove.bench.rollup;
 
 import io.grove.GroveSortedMap;
-import io.grove.MemoryFootprint;
 import io.grove.ZeroCopySortedMap;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
@@ -133,8 +132,7 @@ final class GroveRollup implements RollupIndex {
 
     @Override
     public OffHeap offHeap() {
-        MemoryFootprint f = map.footprint();
-        return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        return OffHeap.of(map.footprint());
     }
 
     @Override

@@ -6,8 +6,13 @@ import io.grove.bench.Placement;
 import io.grove.bench.WorkerConfig;
 import java.util.function.Function;
 
-/** The contenders of the rollup family: Grove's ordered map, and {@code ConcurrentSkipListMap} with {@code merge}. */
-public final class RollupContender implements Contender<RollupIndex> {
+/**
+ * The contenders of the rollup family: Grove's ordered map, and {@code ConcurrentSkipListMap} with {@code merge}.
+ *
+ * @param opener builds the empty index inside the worker JVM
+ */
+public record RollupContender(String name, Placement placement, String description,
+        Function<WorkerConfig, RollupIndex> opener) implements Contender<RollupIndex> {
     public static final RollupContender GROVE = new RollupContender("grove-sorted", Placement.OFF_HEAP,
             "GroveSortedMap<byte[], byte[]>: 28-byte keys (time, 5 dimensions), 24-byte values (count, sum, max)"
                     + " aggregated in place by zc().putIfAbsentComputeIfPresent; queries stream zc().subMap;"
@@ -18,41 +23,13 @@ public final class RollupContender implements Contender<RollupIndex> {
                     + " queries iterate subMap; -Xmx = budget",
             config -> new CslmRollup());
 
-    private final String name;
-    private final Placement placement;
-    private final String description;
-    private final Function<WorkerConfig, RollupIndex> open;
-
-    private RollupContender(String name, Placement placement, String description,
-            Function<WorkerConfig, RollupIndex> open) {
-        this.name = name;
-        this.placement = placement;
-        this.description = description;
-        this.open = open;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String description() {
-        return description;
-    }
-
     @Override
     public Family<RollupIndex> family() {
         return RollupFamily.INSTANCE;
     }
 
     @Override
-    public Placement placement() {
-        return placement;
-    }
-
-    @Override
     public RollupIndex open(WorkerConfig config) {
-        return open.apply(config);
+        return opener.apply(config);
     }
 }

@@ -2,7 +2,6 @@ package io.grove.bench.slices;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import io.grove.MemoryFootprint;
 import io.grove.bench.ThreadContext;
 import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
@@ -134,8 +133,7 @@ final class PoolSliceTable implements SliceTable {
 
     @Override
     public OffHeap offHeap() {
-        MemoryFootprint f = pool.footprint();
-        return new OffHeap(f.reservedBytes(), f.liveBytes(), f.releasedBytes(), f.freeBytes());
+        return OffHeap.of(pool.footprint());
     }
 
     @Override
