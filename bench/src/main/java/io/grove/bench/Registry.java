@@ -203,9 +203,21 @@ public final class Registry {
         return out;
     }
 
+    static {
+        for (Contender<?> c : CONTENDERS) {
+            for (Contender<?> other : contenders(c.name())) {
+                if (other.placement() != c.placement()) {
+                    throw new ExceptionInInitializerError("contender " + c.name() + " is " + c.placement() + " in "
+                            + c.family().name() + " but " + other.placement() + " in " + other.family().name()
+                            + ": contenders of one name must place their memory alike (reports read it by name)");
+                }
+            }
+        }
+    }
+
     /**
      * The contenders named {@code name}: one per family it serves (e.g. {@code cslm} in the ordered and the rollup
-     * family).
+     * family), all placing their memory alike (checked when this class loads).
      */
     public static List<Contender<?>> contenders(String name) {
         List<Contender<?>> named = CONTENDERS.stream().filter(c -> c.name().equals(name)).toList();

@@ -105,7 +105,7 @@ final class Report implements AutoCloseable {
             options.warmupMillis = Long.parseLong(c.get("warmup_ms"));
             options.durationMillis = Long.parseLong(c.get("duration_ms"));
             options.budget = Long.parseLong(c.get("budget_bytes"));
-            // contenders of one name place their memory alike in every family they serve
+            // contenders of one name place their memory alike in every family they serve (Registry checks it)
             Contender<?> contender = Registry.contenders(c.get("contender")).getFirst();
             if (contender.placement() == Placement.OFF_HEAP) {
                 options.smallHeap = xmx;
