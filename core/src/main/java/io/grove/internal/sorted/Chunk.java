@@ -13,7 +13,8 @@ import java.lang.invoke.VarHandle;
  * <p>Entry {@code e} is four longs of {@link #entries} from {@code 4e}: the key's reference, the value's
  * reference (0: no value, written by CAS), a link word holding the key's length (high 32 bits) and the next
  * entry plus one (low 32 bits; 0 ends the list), and the key's {@link Keys#prefix} taken after the chunk's
- * {@link #shared} bytes, which lets searches compare most keys without reading them off heap. Entries form a
+ * {@link #shared} bytes by the chunk's {@link #plan}, which lets searches compare most keys without reading them
+ * off heap. Entries form a
  * singly linked list sorted by key, with no key twice. A chunk made by a rebalance holds its entries in array
  * order, linked in that order: the sorted prefix {@code [0, sortedCount)}, searched by binary search. Later entries
  * are taken from {@link #allocated} by a fetch-and-add and linked into the list by a CAS on their predecessor's
@@ -84,6 +85,8 @@ final class Chunk {
      * does not start with them lies below or above the whole chunk ({@link Keys#outside}).
      */
     final int shared;
+    /** How the chunk takes its entries' prefixes after the {@link #shared} bytes; never changes. */
+    final PrefixPlan plan;
     /** Entries the chunk's array holds: the most entries it can take before a rebalance ({@link Rebalancer}). */
     final int capacity;
     /** The entries the chunk was built with, sorted, at the start of its array. */
@@ -101,14 +104,19 @@ final class Chunk {
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
-     * the given key references, lengths and prefixes ({@link #prefixOf} for this chunk's {@link #shared}) and value
-     * references (sorted, all with values), linked in array order.
+     * the given key references, lengths and prefixes (taken by {@code plan}, whose start is the range's shared
+     * bytes) and value references (sorted, all with values), linked in array order.
      */
-    Chunk(Key minKey, Key upperKey, int capacity, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
-            long[] valueRefs, int from, int count) {
+    Chunk(Key minKey, Key upperKey, PrefixPlan plan, int capacity, long[] keyRefs, int[] keyLengths,
+            long[] keyPrefixes, long[] valueRefs, int from, int count) {
         this.minKey = minKey;
         this.upperKey = upperKey;
         this.shared = Key.sharedLength(minKey, upperKey);
+        if (plan.start != shared) {
+            throw new IllegalArgumentException("a prefix plan from byte " + plan.start
+                    + " for a chunk whose keys share " + shared);
+        }
+        this.plan = plan;
         this.capacity = capacity;
         this.sortedCount = count;
         this.entries = new long[capacity * STRIDE];
@@ -176,10 +184,10 @@ final class Chunk {
 
     /**
      * The prefix this chunk keeps for the key {@code [offset, offset + length)} of {@code source}, a key of its
-     * range (which starts with the {@link #shared} bytes): its {@link Keys#prefix} after them.
+     * range (which starts with the {@link #shared} bytes): its {@link Keys#prefix} after them, by {@link #plan}.
      */
     long prefixOf(Keys keys, MemorySegment source, long offset, int length) {
-        return keys.prefix(source, offset + shared, length - shared);
+        return keys.prefix(plan, source, offset, length);
     }
 
     // ---- search
@@ -232,7 +240,8 @@ final class Chunk {
 
     /** The prefix this chunk keeps for the heap key {@code probe}, one of its range ({@link #outside} 0). */
     long prefixOf(Keys keys, Key probe) {
-        return shared == 0 ? keys.prefix(probe) : prefixOf(keys, probe.segment(), 0, probe.length());
+        return shared == 0 && plan.isContiguous() ? keys.prefix(probe)
+                : prefixOf(keys, probe.segment(), 0, probe.length());
     }
 
     /**

@@ -64,8 +64,8 @@ final class ChunkMap<K, V> {
         this.keySerializer = keySerializer;
         this.values = new Values<>(pool, valueSerializer, closing, calls);
         this.keys = new Keys(pool, order);
-        this.index = new ChunkIndex(new Chunk(null, null, Rebalancer.capacityFor(0, chunkSize), new long[0],
-                new int[0], new long[0], new long[0], 0, 0));
+        this.index = new ChunkIndex(new Chunk(null, null, PrefixPlan.contiguous(0),
+                Rebalancer.capacityFor(0, chunkSize), new long[0], new int[0], new long[0], new long[0], 0, 0));
         this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls);
         this.entryUpdates = new EntryUpdates<>(pool, values, rebalancer, calls);
         this.scratch = new ScratchPool<>(() -> new Scratch(values));

@@ -39,6 +39,36 @@ final class Keys {
         return prefixed ? bytePrefix(source, offset, length) : 0;
     }
 
+    /**
+     * The prefix of the key {@code [offset, offset + length)} of {@code source} in a chunk whose keys share
+     * {@code plan.start} first bytes and which takes their prefixes by {@code plan}.
+     */
+    long prefix(PrefixPlan plan, MemorySegment source, long offset, int length) {
+        if (plan.isContiguous()) {
+            return prefix(source, offset + plan.start, length - plan.start);
+        }
+        return plan.gather(source, offset, length);
+    }
+
+    /**
+     * The plan of a new chunk whose keys share {@code shared} first bytes and are the stored keys
+     * {@code keyRefs[from, to)} (sorted, live) of lengths {@code keyLengths}: chosen from up to
+     * {@value PrefixPlan#SAMPLES} of them spread evenly; the default plan outside the byte order.
+     */
+    PrefixPlan planFor(int shared, long[] keyRefs, int[] keyLengths, int from, int to) {
+        int count = Math.min(PrefixPlan.SAMPLES, to - from);
+        if (!prefixed || count < 2) {
+            return PrefixPlan.contiguous(shared);
+        }
+        long[][] samples = new long[count][];
+        for (int i = 0; i < count; i++) {
+            int e = from + (int) ((long) (to - from - 1) * i / (count - 1));
+            samples[i] = PrefixPlan.sampleOf(pool.segment(keyRefs[e]), pool.payloadOffset(keyRefs[e]), keyLengths[e],
+                    shared);
+        }
+        return PrefixPlan.choose(shared, samples, count);
+    }
+
     /** The first 8 bytes of {@code [offset, offset + length)} of {@code source}, unsigned big-endian, zero-padded. */
     static long bytePrefix(MemorySegment source, long offset, int length) {
         if (length >= Long.BYTES) {

@@ -149,7 +149,7 @@ final class Rebalancer {
         long[] keyRefs = new long[allocated];
         int[] keyLengths = new int[allocated];
         long[] keyPrefixes = new long[allocated];
-        int[] prefixStarts = new int[allocated]; // where each prefix was taken: its old chunk's shared bytes
+        PrefixPlan[] prefixPlans = new PrefixPlan[allocated]; // how each prefix was taken: its old chunk's plan
         long[] valueRefs = new long[allocated];
         long[] deadKeys = new long[allocated];
         int live = 0;
@@ -161,7 +161,7 @@ final class Rebalancer {
                     keyRefs[live] = chunk.keyRef(e);
                     keyLengths[live] = chunk.keyLength(e);
                     keyPrefixes[live] = chunk.keyPrefix(e);
-                    prefixStarts[live] = chunk.shared;
+                    prefixPlans[live] = chunk.plan;
                     valueRefs[live++] = value;
                 } else {
                     deadKeys[dead++] = chunk.keyRef(e);
@@ -169,7 +169,7 @@ final class Rebalancer {
             }
         }
         Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
-                prefixStarts, valueRefs, live);
+                prefixPlans, valueRefs, live);
         index.replace(old, fresh);
         for (Chunk chunk : old) {
             chunk.markReplaced();
@@ -232,7 +232,7 @@ final class Rebalancer {
     }
 
     private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
-            int[] prefixStarts, long[] valueRefs, int count) {
+            PrefixPlan[] prefixPlans, long[] valueRefs, int count) {
         int perChunk = Math.max(1, chunkSize / 2);
         int chunks = Math.max(1, (count + perChunk - 1) / perChunk);
         Chunk[] fresh = new Chunk[chunks];
@@ -241,8 +241,9 @@ final class Rebalancer {
         for (int i = 0; i < chunks; i++) {
             int to = (int) ((long) count * (i + 1) / chunks);
             Key end = i + 1 < chunks ? keys.copy(keyRefs[to], keyLengths[to]) : upper;
-            retakePrefixes(Key.sharedLength(lower, end), keyRefs, keyLengths, keyPrefixes, prefixStarts, from, to);
-            fresh[i] = new Chunk(lower, end, capacityFor(to - from, chunkSize), keyRefs, keyLengths, keyPrefixes,
+            PrefixPlan plan = keys.planFor(Key.sharedLength(lower, end), keyRefs, keyLengths, from, to);
+            retakePrefixes(plan, keyRefs, keyLengths, keyPrefixes, prefixPlans, from, to);
+            fresh[i] = new Chunk(lower, end, plan, capacityFor(to - from, chunkSize), keyRefs, keyLengths, keyPrefixes,
                     valueRefs, from, to - from);
             lower = end;
             from = to;
@@ -251,17 +252,17 @@ final class Rebalancer {
     }
 
     /**
-     * Makes the prefixes of entries {@code [from, to)} those of a new chunk whose keys share {@code shared} first
-     * bytes ({@link Chunk#prefixOf}): a prefix taken in an old chunk with other shared bytes is taken again from the
-     * key, which is live (its entry has a value, and the old chunks are frozen).
+     * Makes the prefixes of entries {@code [from, to)} those of a new chunk that takes them by {@code plan}
+     * ({@link Chunk#prefixOf}): a prefix taken in an old chunk by another plan is taken again from the key, which
+     * is live (its entry has a value, and the old chunks are frozen).
      */
-    private void retakePrefixes(int shared, long[] keyRefs, int[] keyLengths, long[] keyPrefixes, int[] prefixStarts,
-            int from, int to) {
+    private void retakePrefixes(PrefixPlan plan, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,
+            PrefixPlan[] prefixPlans, int from, int to) {
         for (int i = from; i < to; i++) {
-            if (prefixStarts[i] != shared) {
+            if (!plan.equals(prefixPlans[i])) {
                 long ref = keyRefs[i];
-                keyPrefixes[i] = keys.prefix(keys.pool.segment(ref), keys.pool.payloadOffset(ref) + shared,
-                        keyLengths[i] - shared);
+                keyPrefixes[i] = keys.prefix(plan, keys.pool.segment(ref), keys.pool.payloadOffset(ref),
+                        keyLengths[i]);
             }
         }
     }
