@@ -61,6 +61,31 @@ class SummaryTest {
     }
 
     @Test
+    void aFamilyRunAgainInALaterCsvIsSummarizedFromThatCsvOnly(@TempDir Path dir) throws Exception {
+        Path main = csvOf(dir.resolve("main"), run("oak-put", "grove-sorted", 1, 1, 300), run("oak-put", "cslm", 1, 1,
+                100), run("rollup-ingest", "grove-sorted", 1, 1, 50), run("rollup-ingest", "cslm", 1, 1, 100));
+        Path rerun = csvOf(dir.resolve("rerun"), run("rollup-ingest", "grove-sorted", 1, 1, 120),
+                run("rollup-ingest", "cslm", 1, 1, 100));
+        Path md = dir.resolve("B.md");
+        Files.writeString(md, Summary.BEGIN + "\n" + Summary.END + "\n");
+        assertEquals(0, Summary.run(List.of("--into", md.toString(), main.toString(), rerun.toString())));
+        String text = Files.readString(md);
+        assertTrue(text.contains("| oak-put | 1 | 3.00 |"), text);
+        assertTrue(text.contains("| rollup-ingest | 1 | 1.20 |"), text);
+        assertTrue(!text.contains("| rollup-ingest | 1 | 0.50 |"), "the superseded figure: " + text);
+    }
+
+    private static Path csvOf(Path dir, RunRecord... runs) throws Exception {
+        Files.createDirectories(dir);
+        try (Report report = new Report(new Options(), dir)) {
+            for (RunRecord r : runs) {
+                report.add(r);
+            }
+            return report.csv();
+        }
+    }
+
+    @Test
     void aYcsbCsvGetsTheFasterGroveMapsRatioToEachStore(@TempDir Path dir) throws Exception {
         Path csv = dir.resolve("ycsb-20261126-045723.csv");
         Files.writeString(csv, String.join("\n", "workload,threads,db,metric,value",
