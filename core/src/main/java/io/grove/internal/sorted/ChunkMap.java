@@ -31,9 +31,7 @@ import java.util.Set;
  * inside the read.
  *
  * <p>Updates ({@link #update}): (1) make the given value's slice, outside any publish (serializers are user
- * code); an insert that keeps a present value first looks whether the key is present, without publishing; one
- * whose present path does not use the slice (an upsert in place, a merge: {@link Update#writesValueOnlyIfAbsent})
- * looks too and, if the key is present, goes in without it (and comes back for it if the key is gone by then); (2)
+ * code); an insert that keeps a present value first looks whether the key is present, without publishing; (2)
  * locate the chunk and publish (a frozen chunk: wait for its rebalance and retry); (3) find the entry, or allocate
  * and link one (a full chunk: unpublish, rebalance, retry); an update that already searched the chunk unpublished
  * publishes in that chunk and reuses its search if the chunk is still active (Scratch#searched); (4) change the
@@ -218,19 +216,25 @@ final class ChunkMap<K, V> {
                     if (present != null) { // (null: absent, or a placeholder: go on to the locked path)
                         return op.result(true, present, present, false);
                     }
-                } else if (op.writesValueOnlyIfAbsent() && valueRefOf(s) != 0) {
-                    Object result = apply(s, op, key, value, expected, function, 0, false);
-                    if (result != EntryUpdates.NEEDS_VALUE) {
-                        return result;
-                    } // removed meanwhile: insert it after all
                 }
                 fresh = values.write(value, s.writeView);
             }
+            int e = enter(s, op.inserts());
+            if (e == Chunk.NONE) {
+                return op.result(false, null, null, false);
+            }
+            Chunk c = s.chunk;
+            EntryUpdates.Outcome outcome = s.outcome;
+            outcome.reset();
             try {
-                return apply(s, op, key, value, expected, function, fresh, op.inserts());
+                return entryUpdates.apply(s, c, e, op, key, value, expected, function, fresh);
             } finally {
-                if (s.outcome.freshUsed) {
-                    fresh = 0; // the map has it now (even if a compaction after the update threw)
+                c.unpublish();
+                if (outcome.freshUsed) {
+                    fresh = 0;
+                }
+                if (outcome.compact) {
+                    rebalancer.compact(c);
                 }
             }
         } finally {
@@ -238,31 +242,6 @@ final class ChunkMap<K, V> {
                 pool.deletePrivate(fresh);
             }
             s.release();
-        }
-    }
-
-    /**
-     * Enters the probe's chunk (inserting its entry if {@code create}) and runs {@code op} there with the given
-     * value's private slice {@code fresh} (0 if not written): {@code op}'s result, or
-     * {@link EntryUpdates#NEEDS_VALUE} if it would insert without {@code fresh}. Afterwards {@code s.outcome} says
-     * whether {@code fresh} went into the map.
-     */
-    private Object apply(Scratch s, Update op, K key, V value, V expected, Object function, long fresh,
-            boolean create) {
-        EntryUpdates.Outcome outcome = s.outcome;
-        outcome.reset();
-        int e = enter(s, create);
-        if (e == Chunk.NONE) {
-            return fresh == 0 && op.inserts() ? EntryUpdates.NEEDS_VALUE : op.result(false, null, null, false);
-        }
-        Chunk c = s.chunk;
-        try {
-            return entryUpdates.apply(s, c, e, op, key, value, expected, function, fresh);
-        } finally {
-            c.unpublish();
-            if (outcome.compact) {
-                rebalancer.compact(c);
-            }
         }
     }
 
@@ -277,7 +256,7 @@ final class ChunkMap<K, V> {
             }
             return Chunk.NONE;
         }
-        Chunk searched = s.searched;
+        Chunk searched = create ? s.searched : null;
         s.searched = null;
         while (true) {
             // A chunk this operation searched and that is still active is the probe's chunk (an active chunk is

@@ -40,11 +40,6 @@ import java.util.function.Function;
 final class EntryUpdates<K, V> {
     /** Returned by the absent path when its CAS lost: read the entry again. */
     private static final Object AGAIN = new Object();
-    /**
-     * Returned when an insert that went in without its value's slice ({@link Update#writesValueOnlyIfAbsent}) finds
-     * its key absent: the caller writes the slice, outside the chunk, and updates again.
-     */
-    static final Object NEEDS_VALUE = new Object();
     /** A decision to leave the present value as it is. */
     private static final Object KEEP = new Object();
 
@@ -73,10 +68,7 @@ final class EntryUpdates<K, V> {
         }
     }
 
-    /**
-     * Runs {@code op} on entry {@code e} of {@code c}, where the caller is published; returns its result, or
-     * {@link #NEEDS_VALUE} if it would insert and {@code fresh} is 0.
-     */
+    /** Runs {@code op} on entry {@code e} of {@code c}, where the caller is published; returns its result. */
     Object apply(Scratch s, Chunk c, int e, Update op, K key, V value, V expected, Object function, long fresh) {
         while (true) {
             long old = c.valueRef(e);
@@ -98,9 +90,6 @@ final class EntryUpdates<K, V> {
     private Object onAbsent(Scratch s, Chunk c, int e, Update op, K key, V value, Object function, long fresh) {
         switch (op.ifAbsent) {
             case INSERT -> {
-                if (fresh == 0) {
-                    return NEEDS_VALUE;
-                }
                 if (!c.casValue(e, 0, fresh)) {
                     return AGAIN;
                 }

@@ -91,15 +91,6 @@ enum Update {
         return ifAbsent == IfAbsent.INSERT && ifPresent == IfPresent.KEEP;
     }
 
-    /**
-     * Whether the update writes the given value only when its key is absent, so that it first looks whether the
-     * key is present and, if it is, goes in without writing it: an insert whose present path works in place or
-     * writes a function's result.
-     */
-    boolean writesValueOnlyIfAbsent() {
-        return ifAbsent == IfAbsent.INSERT && (ifPresent == IfPresent.IN_PLACE || ifPresent == IfPresent.FUNCTION);
-    }
-
     /** Whether the update needs the present value deserialized (to return it, compare it or pass it on). */
     boolean readsValue() {
         return returns == Returns.PREVIOUS || returns == Returns.NOW || ifPresent == IfPresent.REPLACE_IF_EQUAL

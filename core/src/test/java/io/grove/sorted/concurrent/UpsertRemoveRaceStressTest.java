@@ -15,11 +15,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Upserts racing with removals of the same keys: an upsert ({@code zc().putIfAbsentComputeIfPresent}, or
- * {@code merge}) first looks whether its key is present and, if so, goes in without writing the given value; when
- * a removal takes the key away in between, it must come back, write the value and insert it. Nothing may be lost
- * or counted twice: every upsert adds 1 (inserting 1 or incrementing), every removal takes the value away and
- * adds it to its tally, so at the end the removals' tally plus what is left in the map equals the number of
- * upserts, key by key.
+ * {@code merge}) that finds its key's value gone when it tries to lock it (a removal retired it) must read the
+ * entry again and insert, never count itself done. Nothing may be lost or counted twice: every upsert adds 1
+ * (inserting 1 or incrementing), every removal takes the value away and adds it to its tally, so at the end the
+ * removals' tally plus what is left in the map equals the number of upserts, key by key. (It fails when an upsert
+ * that finds the value gone returns without effect.)
  *
  * <p>A few keys, many threads: half upsert, half remove (on platform threads, more than the cores, and on virtual
  * threads), in a map of chunks of four entries so that removals compact chunks under the upserts.
