@@ -53,7 +53,8 @@ public final class ScanLocality {
         }
     }
 
-    private static byte[] key(int id) {
+    /** Oak's 100-byte key of {@code id}: the id big-endian in its first 4 bytes, zeros after. */
+    static byte[] key(int id) {
         byte[] key = new byte[100];
         key[0] = (byte) (id >>> 24);
         key[1] = (byte) (id >>> 16);

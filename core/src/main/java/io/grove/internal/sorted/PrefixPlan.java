@@ -66,9 +66,12 @@ final class PrefixPlan {
         this.selectedShifts = selectedShifts;
     }
 
+    private static final long[] NO_WORDS = new long[0];
+    private static final int[] NO_POSITIONS = new int[0];
+
     /** The default plan: the 8 bytes after the {@code start} shared ones. */
     static PrefixPlan contiguous(int start) {
-        return new PrefixPlan(start, new long[0], new long[0], new int[0], new int[0]);
+        return new PrefixPlan(start, NO_WORDS, NO_WORDS, NO_POSITIONS, NO_POSITIONS);
     }
 
     /** Whether this is the default plan, which {@link Keys#prefix} computes with one load. */
