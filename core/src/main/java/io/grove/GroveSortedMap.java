@@ -24,7 +24,9 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * <p>Atomicity: every single-key method is atomic, including {@code compute}, {@code computeIfAbsent},
  * {@code computeIfPresent} and {@code merge}, whose function runs at most once, while the key's value is locked
  * (it must be short and should not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
- * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key. Iterators,
+ * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key; a
+ * {@link #batch()} of puts and removals is atomic as a whole: every read, scan and update sees all of it or none,
+ * no reader waits for it, and a writer of one of its keys waits only while it is being applied. Iterators,
  * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
  * {@link java.util.ConcurrentModificationException} and return every entry present throughout the iteration
@@ -83,6 +85,13 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
 
     /** The zero-copy API over the same entries, ascending. */
     ZeroCopySortedMap<K, V> zc();
+
+    /**
+     * A new, empty batch of puts and removals that {@link WriteBatch#apply()} applies to this map atomically.
+     *
+     * @throws IllegalStateException if the map is closed
+     */
+    WriteBatch<K, V> batch();
 
     /** Off-heap figures of the map's pool (shared with other maps if the pool is shared). */
     MemoryFootprint footprint();

@@ -2,6 +2,9 @@ package io.grove.bench;
 
 import static io.grove.bench.MixScenario.mix;
 
+import io.grove.bench.batches.BatchContender;
+import io.grove.bench.batches.BatchFamily;
+import io.grove.bench.batches.BatchScenario;
 import io.grove.bench.maps.ChmKv;
 import io.grove.bench.maps.ChronicleKv;
 import io.grove.bench.maps.EvictionScenario;
@@ -83,6 +86,17 @@ public final class Registry {
     private static final int ROLLUP_EVENTS = 2_000_000;
     private static final int ROLLUP_QUICK_EVENTS = 200_000;
 
+    /**
+     * Batches (Jiffy §4.3 scaled): 1M entries over 2,000,000 ids of 16-byte keys, 100-byte values; --quick: 200,000
+     * ids.
+     */
+    private static final int BATCH_KEYS = 2_000_000;
+    private static final int BATCH_QUICK_KEYS = 200_000;
+
+    private static Scenario batches(String name, String description, Object... mix) {
+        return new BatchScenario(name, "batches: " + description, mix(mix), BATCH_KEYS, BATCH_QUICK_KEYS);
+    }
+
     private static Scenario ordered(String name, String description, Object... mix) {
         return new OrderedScenario(name, "ordered map: " + description, mix(mix), ORDERED_KEYS, ORDERED_QUICK_KEYS);
     }
@@ -132,7 +146,13 @@ public final class Registry {
                     ROLLUP_QUICK_EVENTS),
             new RollupScenario("rollup-query", "rollup: time-range queries, the rows of 4 of the 24 hours grouped"
                     + " by one dimension (count, sum, max per value); ops = queries", mix("query", 100),
-                    ROLLUP_EVENTS, ROLLUP_QUICK_EVENTS));
+                    ROLLUP_EVENTS, ROLLUP_QUICK_EVENTS),
+            batches("batch-10", "atomic batches of 10 random puts/removes; ops = batches", "batch-10", 100),
+            batches("batch-100", "atomic batches of 100 random puts/removes; ops = batches", "batch-100", 100),
+            batches("batch-100-seq", "atomic batches of 100 consecutive puts/removes; ops = batches",
+                    "batch-100-seq", 100),
+            batches("batch-10-get", "50% batches of 10 random puts/removes, 50% gets", "batch-10", 50, "get", 50),
+            batches("batch-put-get", "single-key operations: 50% put, 50% get", "put", 50, "get", 50));
 
     /** Scenario groups for {@code --scenario}: a group name stands for its scenarios (a family each, and all). */
     public static final Map<String, List<String>> GROUPS = groups();
@@ -159,7 +179,10 @@ public final class Registry {
             OrderedContender.CSLM,
             OrderedContender.OFF_HEAP_SKIPLIST,
             RollupContender.GROVE,
-            RollupContender.CSLM);
+            RollupContender.CSLM,
+            BatchContender.GROVE,
+            BatchContender.CSLM,
+            BatchContender.LOCKED);
 
     /**
      * The groups: {@code slices}, {@code maps} (the hash map), {@code ordered}, {@code rollup}, each a family, and
@@ -171,6 +194,7 @@ public final class Registry {
         groups.put("maps", family(KvFamily.NAME));
         groups.put("ordered", family(OrderedFamily.NAME));
         groups.put("rollup", family(RollupFamily.NAME));
+        groups.put("batches", family(BatchFamily.NAME));
         groups.put("all", SCENARIOS.stream().map(Scenario::name).toList());
         return java.util.Collections.unmodifiableMap(groups);
     }

@@ -24,7 +24,8 @@ import java.util.Set;
  *
  * <p>Reads ({@code get}, {@code containsKey}, the zero-copy {@code get}) neither publish nor lock: locate,
  * search, check the chunk was not replaced during the search (Chunk I4: the key bytes read were live), read the
- * entry's value reference (volatile) and the value optimistically ({@link Values#read}); a value that left its
+ * entry's value reference (volatile) and the value optimistically ({@link Values#read}: a value an atomic batch
+ * claims reads as its batch's replacement once the batch committed, as itself before); a value that left its
  * entry meanwhile sends the read back to the search ({@link #lookUp}). Linearization point: the read of a value
  * reference of 0, or the first header read of a value that then proves stable. A read that meets a frozen chunk
  * needs no help: no entry of it changes until it is replaced, so it shows the map as it was at some moment
@@ -35,7 +36,8 @@ import java.util.Set;
  * locate the chunk and publish (a frozen chunk: wait for its rebalance and retry); (3) find the entry, or allocate
  * and link one (a full chunk: unpublish, rebalance, retry); an update that already searched the chunk unpublished
  * publishes in that chunk and reuses its search if the chunk is still active (Scratch#searched); (4) change the
- * entry's value ({@link EntryUpdates}: the linearization points are there); (5) unpublish, and, if the update left
+ * entry's value ({@link EntryUpdates}: the linearization points are there; a value a pending atomic batch claims
+ * sends the update back to step 2 after a pause, unpublished); (5) unpublish, and, if the update left
  * an entry without a value, compact the chunk when its dead entries call for it ({@link Rebalancer#compact}).
  *
  * <p>Every user function runs while its key's value is locked and its chunk is published, and is recorded in
@@ -51,18 +53,25 @@ final class ChunkMap<K, V> {
     final Serializer<K> keySerializer;
     final Values<V> values;
     final Keys keys;
+    /** What {@link #enterToClaim} returns when the probe's chunk is frozen. */
+    static final int FROZEN = -2;
+    /** What {@link #enterToClaim} returns when the probe's chunk has no room for its entry. */
+    static final int FULL = -3;
+
     final ChunkIndex index;
     final Rebalancer rebalancer;
-    private final EntryUpdates<K, V> entryUpdates;
+    final EntryUpdates<K, V> entryUpdates;
     private final ScratchPool<Scratch> scratch;
     private final Closing closing = new Closing();
     /** The operations running a user function now: lets a nested call that would wait for itself throw. */
     final CallRegistry calls = new CallRegistry();
+    /** The atomic batches that claim values now. */
+    final BatchTable batches = new BatchTable();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
         this.pool = pool;
         this.keySerializer = keySerializer;
-        this.values = new Values<>(pool, valueSerializer, closing, calls);
+        this.values = new Values<>(pool, valueSerializer, closing, calls, batches);
         this.keys = new Keys(pool, order);
         this.index = new ChunkIndex(new Chunk(null, null, PrefixPlan.contiguous(0),
                 Rebalancer.capacityFor(0, chunkSize), new long[0], new int[0], new long[0], new long[0], 0, 0));
@@ -99,7 +108,10 @@ final class ChunkMap<K, V> {
 
     // ---- reads
 
-    /** The value reference of the probe's key (a live, non-placeholder value at some moment), or 0. */
+    /**
+     * The value reference of the probe's key (a live, non-placeholder value at some moment, which a committed
+     * batch may have put there but not yet installed in the entry), or 0.
+     */
     long valueRefOf(Scratch s) {
         if (!s.keyFits()) {
             return 0; // larger than any key slice: not in the map
@@ -121,9 +133,9 @@ final class ChunkMap<K, V> {
             if (old == 0) {
                 return 0;
             }
-            Boolean present = values.isPresent(old);
-            if (present != null) {
-                return present ? old : 0;
+            long present = values.presentValue(old);
+            if (present != -1) {
+                return present;
             }
         }
     }
@@ -219,23 +231,30 @@ final class ChunkMap<K, V> {
                 }
                 fresh = values.write(value, s.writeView);
             }
-            int e = enter(s, op.inserts());
-            if (e == Chunk.NONE) {
-                return op.result(false, null, null, false);
-            }
-            Chunk c = s.chunk;
-            EntryUpdates.Outcome outcome = s.outcome;
-            outcome.reset();
-            try {
-                return entryUpdates.apply(s, c, e, op, key, value, expected, function, fresh);
-            } finally {
-                c.unpublish();
-                if (outcome.freshUsed) {
-                    fresh = 0;
+            for (int attempt = 0; ; attempt++) {
+                int e = enter(s, op.inserts());
+                if (e == Chunk.NONE) {
+                    return op.result(false, null, null, false);
                 }
-                if (outcome.compact) {
-                    rebalancer.compact(c);
+                Chunk c = s.chunk;
+                EntryUpdates.Outcome outcome = s.outcome;
+                outcome.reset();
+                Object result;
+                try {
+                    result = entryUpdates.apply(s, c, e, op, key, value, expected, function, fresh);
+                } finally {
+                    c.unpublish();
+                    if (outcome.freshUsed) {
+                        fresh = 0;
+                    }
+                    if (outcome.compact) {
+                        rebalancer.compact(c);
+                    }
                 }
+                if (result != EntryUpdates.WAIT_FOR_BATCH) {
+                    return result;
+                }
+                Backoff.pause(attempt); // a pending batch claims the value: it commits or gives up soon
             }
         } finally {
             if (fresh != 0) {
@@ -295,6 +314,92 @@ final class ChunkMap<K, V> {
             s.chunk = c;
             return e;
         }
+    }
+
+    /**
+     * As {@link #enter} with {@code create}, for an atomic batch that holds claims and so must not wait for a
+     * rebalance: the entry (published in {@code s.chunk}); {@link #FROZEN} if the probe's chunk is frozen, or
+     * {@link #FULL} if it has no room for the entry (nothing published; {@code s.chunk} is that chunk).
+     */
+    int enterToClaim(Scratch s) {
+        Chunk c = index.locate(keys, s.key(), s.keyLength());
+        s.chunk = c;
+        if (!c.publish()) {
+            return FROZEN;
+        }
+        try {
+            long window = c.window(keys, s.key(), s.keyLength(), false);
+            int e = c.holding(keys, s.key(), s.keyLength(), window);
+            if (e == Chunk.NONE) {
+                e = insertEntry(s, c, window);
+            }
+            if (e == Chunk.NONE) {
+                c.unpublish();
+                return FULL;
+            }
+            return e;
+        } catch (RuntimeException | Error t) {
+            c.unpublish();
+            throw t;
+        }
+    }
+
+    /**
+     * As {@link #enter} without {@code create}, for a committed batch installing its values: waits for
+     * rebalances even once the map is closing, since the close waits for running batches before it freezes any
+     * chunk (every frozen chunk is then being rebalanced and gets replaced).
+     */
+    int enterToInstall(Scratch s) {
+        while (true) {
+            Chunk c = index.locate(keys, s.key(), s.keyLength());
+            if (!c.publish()) {
+                for (int attempt = 0; !c.isReplaced(); attempt++) {
+                    Backoff.pause(attempt);
+                }
+                continue;
+            }
+            int e;
+            try {
+                e = c.holding(keys, s.key(), s.keyLength(), c.window(keys, s.key(), s.keyLength(), false));
+            } catch (RuntimeException | Error t) {
+                c.unpublish();
+                throw t;
+            }
+            if (e == Chunk.NONE) {
+                c.unpublish();
+            }
+            s.chunk = c;
+            return e;
+        }
+    }
+
+    /**
+     * Makes sure the probe's key has an entry that a rebalance keeps, rebalancing if needed: if it has no value, it
+     * gets an unlocked placeholder, which every update treats as an absent key. Holds nothing after; returns
+     * whether it placed a placeholder.
+     */
+    boolean ensurePlaceholder(Scratch s) {
+        int e = enter(s, true);
+        Chunk c = s.chunk;
+        try {
+            if (c.valueRef(e) != 0) {
+                return false;
+            }
+            long placeholder = values.unlockedPlaceholder();
+            if (c.casValue(e, 0, placeholder)) {
+                c.addLive(1); // (a batch's placeholder counts as live: see EntryUpdates)
+                return true;
+            }
+            pool.deletePrivate(placeholder);
+            return false;
+        } finally {
+            c.unpublish();
+        }
+    }
+
+    /** A scratch for an operation that sets its probe from key bytes ({@link Scratch#setKeyBytes}). */
+    Scratch scratch() {
+        return scratch.acquire();
     }
 
     /**
@@ -366,8 +471,9 @@ final class ChunkMap<K, V> {
 
     /** As {@link #currentValue}, the value reference; 0 if the key was removed meanwhile. */
     long currentValueRef(Cursor cursor) {
-        if (Boolean.TRUE.equals(values.isPresent(cursor.valueRef()))) {
-            return cursor.valueRef();
+        long present = values.presentValue(cursor.valueRef());
+        if (present > 0) {
+            return present;
         }
         Scratch s = scratch.acquire();
         try {
@@ -412,6 +518,7 @@ final class ChunkMap<K, V> {
      * ({@link Closing}).
      */
     void freeAll() {
+        batches.awaitNone(); // (batches that start from now on find the map closed: BatchUpdates#begin)
         Set<Chunk> freed = Collections.newSetFromMap(new IdentityHashMap<>());
         boolean replacedMeanwhile;
         do {
@@ -440,8 +547,8 @@ final class ChunkMap<K, V> {
             pool.delete(c.keyRef(e));
             long value = c.valueRef(e);
             if (value != 0) {
-                long locked = values.lockUnlessGone(value);
-                if (locked != -1) {
+                long locked = values.lockUnlessGone(value); // (no batch claims a value once the batches ended)
+                if (locked >= 0) {
                     values.retire(value, locked);
                 }
             }

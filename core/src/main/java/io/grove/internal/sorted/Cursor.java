@@ -153,6 +153,10 @@ final class Cursor {
                 continue;
             }
             int length = values.presentLength(value);
+            while (length == Values.REPLACED) { // a committed batch's value, maybe not yet installed
+                value = values.replacementOf(value);
+                length = value > 0 ? values.presentLength(value) : value == 0 ? Values.ABSENT : Values.GONE;
+            }
             if (length == Values.GONE) {
                 // The value left the entry after we read its reference: read the entry again. A replaced chunk's
                 // entry keeps the old reference for ever, so then find the key in the current chunk instead: the

@@ -33,6 +33,20 @@ import java.util.function.Function;
  * recorded in the map's {@link CallRegistry} meanwhile, with both, so that a nested call that would wait for
  * them throws instead.
  *
+ * <p>Atomic batches ({@link BatchUpdates}) claim values instead of locking them. {@link Values#lock} does not
+ * wait for a claim: a pending batch's makes {@link #apply} return {@link #WAIT_FOR_BATCH} ({@link ChunkMap#update}
+ * unpublishes, pauses and runs the update again: waiting published could hold up a rebalance the batch waits
+ * for); a committed batch's is installed first ({@link #install}: the batch's value replaces the claimed one, as
+ * the batch itself would do), then the entry is read again. A placeholder nobody holds (a batch that gave up its
+ * claims leaves one) is locked and treated as an absent key, which the update takes out of the entry.
+ *
+ * <p>Live counts ({@link Chunk#live}): a rebalance counts every entry that holds a value reference as live, and a
+ * batch's placeholders (claimed, or left unlocked) can be in entries when a rebalance runs, so they count as live
+ * from when they enter an entry until they leave it ({@link #install}, the absent path); {@code compute}'s own
+ * placeholder never lives through a rebalance (the rebalance drains the compute first) and does not count. So
+ * {@code size()} counts the keys a batch inserts from its claims on, and a batch's removal of an absent key
+ * briefly: {@code size()} is exact only when no update runs.
+ *
  * <p>An update that leaves an entry without a value (a removal, a placeholder whose function returned null)
  * asks whether the chunk should be compacted ({@link Rebalancer#shouldCompact}); {@link ChunkMap#update} does it
  * after unpublishing.
@@ -40,6 +54,8 @@ import java.util.function.Function;
 final class EntryUpdates<K, V> {
     /** Returned by the absent path when its CAS lost: read the entry again. */
     private static final Object AGAIN = new Object();
+    /** Returned by {@link #apply} when a pending batch claims the value: unpublish, wait, and run the update again. */
+    static final Object WAIT_FOR_BATCH = new Object();
     /** A decision to leave the present value as it is. */
     private static final Object KEEP = new Object();
 
@@ -73,39 +89,88 @@ final class EntryUpdates<K, V> {
         while (true) {
             long old = c.valueRef(e);
             if (old == 0) {
-                Object result = onAbsent(s, c, e, op, key, value, function, fresh);
+                Object result = onAbsent(s, c, e, op, key, value, function, fresh, 0, 0);
                 if (result != AGAIN) {
                     return result;
                 }
                 continue;
             }
             long locked = values.lock(old);
-            if (locked != -1) {
-                return onPresent(s, c, e, op, old, locked, key, value, expected, function, fresh);
+            if (locked == Values.WAIT) {
+                return WAIT_FOR_BATCH;
             }
-            // the value left the entry: read it again
+            if (locked == Values.CLAIMED_COMMITTED) {
+                long next = values.replacementOf(old);
+                if (next != -1) {
+                    s.outcome.compact |= install(c, e, old, next);
+                }
+                continue;
+            }
+            if (locked == -1) {
+                continue; // the value left the entry: read it again
+            }
+            if (ValueHeader.isPlaceholder(locked)) { // one a batch left when it gave up its claim: take it over
+                return onAbsent(s, c, e, op, key, value, function, fresh, old, locked);
+            }
+            return onPresent(s, c, e, op, old, locked, key, value, expected, function, fresh);
         }
     }
 
-    private Object onAbsent(Scratch s, Chunk c, int e, Update op, K key, V value, Object function, long fresh) {
+    /**
+     * Installs in entry {@code e} of {@code c}, where the caller is published, the value {@code next} (0: none) a
+     * committed batch gives it in place of value {@code old}, which the batch claimed, unless another thread
+     * installed it first; then retires {@code old}. Returns whether the chunk should then be compacted.
+     */
+    boolean install(Chunk c, int e, long old, long next) {
+        if (!c.casValue(e, old, next)) {
+            return false;
+        }
+        values.retireClaimed(old);
+        if (next == 0) {
+            c.addLive(-1); // (a batch's placeholder counts as live: see the class notes)
+            return rebalancer.shouldCompact(c);
+        }
+        return false;
+    }
+
+    /**
+     * The update of a key without a value: the entry holds none ({@code held} 0) or a placeholder a batch left,
+     * which this thread holds locked as {@code heldLocked} and takes out of the entry in every case.
+     */
+    private Object onAbsent(Scratch s, Chunk c, int e, Update op, K key, V value, Object function, long fresh,
+            long held, long heldLocked) {
         switch (op.ifAbsent) {
             case INSERT -> {
-                if (!c.casValue(e, 0, fresh)) {
-                    return AGAIN;
+                if (!c.casValue(e, held, fresh)) {
+                    return AGAIN; // (held 0: another update gave the key a value first)
                 }
-                c.addLive(1);
+                if (held != 0) {
+                    values.retire(held, heldLocked);
+                } else {
+                    c.addLive(1);
+                }
                 s.outcome.freshUsed = true;
                 return op.result(false, null, value, true);
             }
             case FUNCTION -> {
+                if (held != 0) {
+                    return computeAbsent(s, c, e, op, held, heldLocked, true, key, function);
+                }
                 long placeholder = values.placeholder();
                 if (!c.casValue(e, 0, placeholder)) {
                     pool.deletePrivate(placeholder);
                     return AGAIN;
                 }
-                return computeAbsent(s, c, e, op, placeholder, key, function);
+                return computeAbsent(s, c, e, op, placeholder, ValueHeader.LOCKED_PLACEHOLDER, false, key,
+                        function);
             }
             default -> {
+                if (held != 0) {
+                    c.casValue(e, held, 0);
+                    values.retire(held, heldLocked);
+                    c.addLive(-1);
+                    s.outcome.compact |= rebalancer.shouldCompact(c);
+                }
                 return op.result(false, null, null, false);
             }
         }
@@ -143,7 +208,7 @@ final class EntryUpdates<K, V> {
             values.retire(old, locked);
             if (next == null) {
                 c.addLive(-1);
-                s.outcome.compact = rebalancer.shouldCompact(c);
+                s.outcome.compact |= rebalancer.shouldCompact(c);
             }
             return op.result(true, current, next, true);
         } finally {
@@ -155,25 +220,32 @@ final class EntryUpdates<K, V> {
 
     /**
      * Runs the function of a {@code compute} or {@code computeIfAbsent} on the absent key of entry {@code e},
-     * which holds the locked {@code placeholder}: installs its result, or leaves the entry without a value (it may
-     * have been inserted for this call: then the chunk may need a compaction, as after a removal).
+     * which holds {@code placeholder}, locked as {@code locked} and {@code counted} live if a batch left it:
+     * installs its result, or leaves the entry without a value (it may have been inserted for this call: then the
+     * chunk may need a compaction, as after a removal).
      */
-    private Object computeAbsent(Scratch s, Chunk c, int e, Update op, long placeholder, K key, Object function) {
+    private Object computeAbsent(Scratch s, Chunk c, int e, Update op, long placeholder, long locked,
+            boolean counted, K key, Object function) {
         boolean installed = false;
         try {
             V next = call(op, function, key, null, null, placeholder, c);
             if (next != null) {
                 c.casValue(e, placeholder, values.write(next, s.writeView));
-                c.addLive(1);
+                if (!counted) {
+                    c.addLive(1);
+                }
                 installed = true;
             }
             return op.result(false, null, next, installed);
         } finally {
             if (!installed) {
                 c.casValue(e, placeholder, 0);
-                s.outcome.compact = rebalancer.shouldCompact(c);
+                if (counted) {
+                    c.addLive(-1);
+                }
+                s.outcome.compact |= rebalancer.shouldCompact(c);
             }
-            values.retire(placeholder, ValueHeader.LOCKED_PLACEHOLDER);
+            values.retire(placeholder, locked);
         }
     }
 

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import io.grove.GroveSortedMap;
 import io.grove.MemoryFootprint;
+import io.grove.WriteBatch;
 import io.grove.ZeroCopySortedMap;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.CallRegistry;
@@ -28,6 +29,12 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     @Override
     public ZeroCopySortedMap<K, V> zc() {
         return new SortedZeroCopy<>(this);
+    }
+
+    @Override
+    public WriteBatch<K, V> batch() {
+        map.checkOpen();
+        return new SortedWriteBatch<>(new BatchUpdates<>(map));
     }
 
     @Override

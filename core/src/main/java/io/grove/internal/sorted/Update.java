@@ -28,7 +28,12 @@ enum Update {
     /** Function: a {@code Consumer} of the value's {@code ResizableView}. */
     ZC_COMPUTE_IF_PRESENT(IfAbsent.SKIP, IfPresent.IN_PLACE, Returns.WAS_PRESENT),
     /** Function: a {@code Consumer} of the value's {@code ResizableView}. */
-    ZC_UPSERT(IfAbsent.INSERT, IfPresent.IN_PLACE, Returns.WAS_ABSENT);
+    ZC_UPSERT(IfAbsent.INSERT, IfPresent.IN_PLACE, Returns.WAS_ABSENT),
+    /**
+     * No change, but for a placeholder an atomic batch left when it gave up its claims and then failed, which it
+     * takes out of its entry, as every update that finds the key absent does.
+     */
+    DROP_PLACEHOLDER(IfAbsent.SKIP, IfPresent.KEEP, Returns.NOTHING);
 
     /** What an update does when its key has no value. */
     enum IfAbsent {

@@ -8,11 +8,16 @@ import java.lang.invoke.VarHandle;
  * lock and deleted bit) followed by the serialized value. The only place that computes offsets inside a value.
  *
  * <pre>
- * byte offset 0                                                        8
- *            +---+---+--------------------------------------------------+----------------------------+
- *            | D | A | sequence (62 bits; odd while write-locked)       | value bytes (slice length - 8) |
- *            +---+---+--------------------------------------------------+----------------------------+
- *             63  62
+ * byte offset 0                                                            8
+ *            +---+---+---+--------------------------------------------------+--------------------------------+
+ *            | D | A | C | sequence (61 bits; odd while write-locked)       | value bytes (slice length - 8) |
+ *            +---+---+---+--------------------------------------------------+--------------------------------+
+ *             63  62  61
+ *
+ * claimed by a batch:
+ *            +---+---+---+----------------------------------------------+---+
+ *            | 0 | A | 1 | batch id (60 bits)                           | 1 |
+ *            +---+---+---+----------------------------------------------+---+
  * </pre>
  *
  * <ul>
@@ -24,7 +29,12 @@ import java.lang.invoke.VarHandle;
  *   <li>sequence: a seqlock. A writer takes the lock by a CAS from an even sequence to the next (odd) one and
  *       releases it by a release store of the following even one; an optimistic reader reads the word, the bytes,
  *       then the word again (after a load-load fence) and accepts the bytes if both reads are the same even
- *       sequence without D.
+ *       sequence without D. (2^61 writes of one value would carry into C: centuries at any write rate.)
+ *   <li>C (claimed): an atomic batch ({@link BatchUpdates}) holds the value, which it replaces or removes if it
+ *       commits. The batch takes the header from an unlocked one by a CAS and keeps that header to write it back
+ *       if it gives the claim up. A claimed header is odd, so code that knows nothing of batches treats it as
+ *       locked; it carries the batch's id ({@link BatchTable}), by which readers learn whether the batch committed.
+ *       The value's bytes never change while it is claimed. A placeholder keeps A when claimed.
  * </ul>
  * The word is in the platform's byte order; accesses are through a {@code static final} VarHandle.
  */
@@ -37,9 +47,12 @@ final class ValueHeader {
     static final int STAMP = 0;
     static final long DELETED = 1L << 63;
     static final long ABSENT = 1L << 62;
-    private static final long FLAGS = DELETED | ABSENT;
+    static final long CLAIMED = 1L << 61;
+    private static final long FLAGS = DELETED | ABSENT | CLAIMED;
     /** The header of a value that is live, unlocked and was never written in place. */
     static final long FRESH = 0;
+    /** The header of a placeholder nobody holds: a batch that gave up its claim on a key it inserts leaves one. */
+    static final long UNLOCKED_PLACEHOLDER = ABSENT;
     /** The header of a placeholder as {@code compute} installs it: absent and locked. */
     static final long LOCKED_PLACEHOLDER = ABSENT | 1;
 
@@ -68,6 +81,35 @@ final class ValueHeader {
 
     static boolean isPlaceholder(long header) {
         return (header & ABSENT) != 0;
+    }
+
+    static boolean isClaimed(long header) {
+        return (header & CLAIMED) != 0;
+    }
+
+    /** The header by which batch {@code batchId} claims a value whose header was {@code unlocked}. */
+    static long claimedBy(long batchId, long unlocked) {
+        return (unlocked & ABSENT) | CLAIMED | (batchId << 1) | 1;
+    }
+
+    /** The id of the batch that claims a value with header {@code claimed}. */
+    static long batchOf(long claimed) {
+        return (claimed & ~FLAGS) >>> 1;
+    }
+
+    /** Sets the header from {@code expected} to {@code header}; whether it was {@code expected}. */
+    static boolean compareAndSet(MemorySegment block, long value, long expected, long header) {
+        return LONG.compareAndSet(block, value, expected, header);
+    }
+
+    /** Writes back the header a batch claimed the value under: gives the claim up. */
+    static void release(MemorySegment block, long value, long unlocked) {
+        LONG.setRelease(block, value, unlocked);
+    }
+
+    /** Marks a claimed value deleted: its batch's value replaced it in its entry. */
+    static void markDeleted(MemorySegment block, long value) {
+        LONG.setRelease(block, value, DELETED);
     }
 
     /** Locks the value if its header is still {@code unlocked}; the locked header, or -1 if the CAS failed. */

@@ -37,6 +37,17 @@ final class Values<V> implements SliceHandle.WriterCheck {
     static final int ABSENT = -1;
     /** What {@link #presentLength} returns when the value left its entry: re-read the entry. */
     static final int GONE = -2;
+    /** What {@link #presentLength} returns when a committed batch replaced or removed the value. */
+    static final int REPLACED = -3;
+    /**
+     * What {@link #lock} returns when a pending batch claims the value, and {@link #claim} when another thread holds
+     * it: wait (unpublished) and try again.
+     */
+    static final long WAIT = -2;
+    /** What {@link #lock} returns when a committed batch claims the value: install the batch's value, try again. */
+    static final long CLAIMED_COMMITTED = -3;
+    /** What {@link #valueUnderClaim} returns when the claiming batch has ended. */
+    private static final long CLAIM_ENDED = -1;
 
     private final Pool pool;
     final Serializer<V> serializer;
@@ -44,12 +55,15 @@ final class Values<V> implements SliceHandle.WriterCheck {
     private final Closing closing;
     /** The operations running a user function, with the value each holds locked meanwhile. */
     private final CallRegistry calls;
+    /** The batches that claim values now. */
+    final BatchTable batches;
 
-    Values(Pool pool, Serializer<V> serializer, Closing closing, CallRegistry calls) {
+    Values(Pool pool, Serializer<V> serializer, Closing closing, CallRegistry calls, BatchTable batches) {
         this.pool = pool;
         this.serializer = serializer;
         this.closing = closing;
         this.calls = calls;
+        this.batches = batches;
     }
 
     /** A new private value slice holding {@code value}, header fresh. */
@@ -83,7 +97,9 @@ final class Values<V> implements SliceHandle.WriterCheck {
 
     /**
      * Reads value {@code ref} optimistically, waiting while it is locked: the value, {@code null} if it is a
-     * placeholder (the key is absent), or {@link #RETRY} if the value left its entry.
+     * placeholder (the key is absent) or a committed batch removed it, or {@link #RETRY} if the value left its
+     * entry. A value a batch claims reads as it is while the batch is pending, and as the batch's value once the
+     * batch committed: a batch never makes a reader wait.
      */
     Object read(long ref, SegmentView view) {
         MemorySegment block = pool.segment(ref);
@@ -94,12 +110,21 @@ final class Values<V> implements SliceHandle.WriterCheck {
                 closing.check();
                 return RETRY; // (a header read from a slice reused since can show any bits: check first)
             }
-            if (ValueHeader.isPlaceholder(header)) {
-                return null;
-            }
-            if (!ValueHeader.isUnlocked(header)) {
+            if (ValueHeader.isClaimed(header)) {
+                long now = valueUnderClaim(ref, header);
+                if (now == CLAIM_ENDED) {
+                    continue;
+                }
+                if (now != ref) {
+                    return now == 0 ? null : read(now, view);
+                }
+                // pending: the claimed value stands, and its bytes do not change while it is claimed
+            } else if (!ValueHeader.isUnlocked(header)) {
                 awaitUnlock(ref, attempt);
                 continue;
+            }
+            if (ValueHeader.isPlaceholder(header)) {
+                return null;
             }
             V value;
             try {
@@ -120,17 +145,47 @@ final class Values<V> implements SliceHandle.WriterCheck {
     }
 
     /**
-     * Whether value {@code ref} is present: {@code true}, {@code false} for a placeholder, or {@code null} if it
-     * left its entry (re-read the entry).
+     * The value that stands for value {@code ref}, whose header was read as {@code claimed} by a batch: {@code ref}
+     * itself while the batch is pending (or aborted), the batch's replacement once it committed (0: the key is
+     * removed), or {@link #CLAIM_ENDED} if the batch has ended since the header was read (read it again).
      */
-    Boolean isPresent(long ref) {
-        int length = presentLength(ref);
-        return length == GONE ? null : length != ABSENT;
+    private long valueUnderClaim(long ref, long claimed) {
+        Batch batch = batches.claimant(claimed);
+        if (batch == null) {
+            return CLAIM_ENDED;
+        }
+        return batch.status() == Batch.COMMITTED ? batch.replacementOf(ref) : ref;
+    }
+
+    /**
+     * The value present in an entry that holds value {@code ref}: {@code ref}, or the replacement a committed batch
+     * gives it; 0 if the key is absent (a placeholder, or a batch's removal); -1 if the value left the entry
+     * (re-read the entry).
+     */
+    long presentValue(long ref) {
+        while (true) {
+            int length = presentLength(ref);
+            if (length == GONE) {
+                return -1;
+            }
+            if (length == ABSENT) {
+                return 0;
+            }
+            if (length != REPLACED) {
+                return ref;
+            }
+            ref = replacementOf(ref);
+            if (ref <= 0) {
+                return ref;
+            }
+        }
     }
 
     /**
      * Whether value {@code ref} is present, from one reading of each header: the payload length of its slice (value
-     * header included) if it is, {@link #ABSENT} for a placeholder, or {@link #GONE} if it left its entry.
+     * header included) if it is; {@link #ABSENT} for a placeholder (also one a pending batch claims to insert
+     * its key); {@link #REPLACED} if a committed batch replaced or removed it ({@link #replacementOf}); or
+     * {@link #GONE} if it left its entry.
      */
     int presentLength(long ref) {
         long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
@@ -139,7 +194,29 @@ final class Values<V> implements SliceHandle.WriterCheck {
             closing.check();
             return GONE;
         }
+        if (ValueHeader.isClaimed(header)) {
+            long now = valueUnderClaim(ref, header);
+            if (now == CLAIM_ENDED) {
+                return GONE; // the entry holds the batch's value now, or this one unclaimed: read it again
+            }
+            if (now != ref) {
+                return REPLACED;
+            }
+        }
         return ValueHeader.isPlaceholder(header) ? ABSENT : length;
+    }
+
+    /**
+     * For a value {@link #presentLength} found {@link #REPLACED}: the value that replaced it (0: the key was
+     * removed), or -1 if the batch has ended since (re-read the entry).
+     */
+    long replacementOf(long ref) {
+        long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
+        if (!ValueHeader.isClaimed(header) || !pool.isLive(ref)) {
+            return -1;
+        }
+        long now = valueUnderClaim(ref, header);
+        return now == CLAIM_ENDED ? -1 : now;
     }
 
     /** Reads value {@code ref}, which the caller has locked. */
@@ -158,8 +235,9 @@ final class Values<V> implements SliceHandle.WriterCheck {
     }
 
     /**
-     * Locks value {@code ref}, waiting while another thread holds it: the locked header, or -1 if the value left
-     * its entry (re-read the entry). Throws {@link IllegalStateException} instead if the map was closed.
+     * Locks value {@code ref}, waiting while another thread holds it: the locked header; -1 if the value left its
+     * entry (re-read the entry); {@link #WAIT} or {@link #CLAIMED_COMMITTED} if a batch claims it. Throws
+     * {@link IllegalStateException} instead if the map was closed.
      */
     long lock(long ref) {
         long locked = lockUnlessGone(ref);
@@ -182,6 +260,13 @@ final class Values<V> implements SliceHandle.WriterCheck {
                 long header = ValueHeader.headerAcquire(block, at);
                 if (ValueHeader.isDeleted(header)) {
                     return -1;
+                }
+                if (ValueHeader.isClaimed(header)) {
+                    Batch batch = batches.claimant(header);
+                    if (batch != null) {
+                        return batch.status() == Batch.COMMITTED ? CLAIMED_COMMITTED : WAIT;
+                    }
+                    continue; // the claim ended: read the header again
                 }
                 if (ValueHeader.isUnlocked(header)) {
                     long locked = ValueHeader.tryLock(block, at, header);
@@ -208,6 +293,70 @@ final class Values<V> implements SliceHandle.WriterCheck {
                     + "wait for the function to return");
         }
         Backoff.pause(attempt);
+    }
+
+    /**
+     * Claims value {@code ref} for batch {@code batchId} unless another thread holds it: the header it had (the
+     * batch writes it back if it gives the claim up); -1 if the value left its entry (re-read the entry);
+     * {@link #WAIT} if a writer or a pending batch holds it; {@link #CLAIMED_COMMITTED} if a committed batch claims
+     * it (install that batch's value first).
+     */
+    long claim(long ref, long batchId) {
+        long token = pool.beginWrite(ref);
+        if (token == -1) {
+            return -1;
+        }
+        try {
+            MemorySegment block = pool.segment(ref);
+            long at = pool.payloadOffset(ref);
+            while (true) {
+                long header = ValueHeader.headerAcquire(block, at);
+                if (ValueHeader.isDeleted(header)) {
+                    return -1;
+                }
+                if (ValueHeader.isClaimed(header)) {
+                    Batch batch = batches.claimant(header);
+                    if (batch == null) {
+                        continue;
+                    }
+                    return batch.status() == Batch.COMMITTED ? CLAIMED_COMMITTED : WAIT;
+                }
+                if (!ValueHeader.isUnlocked(header)) {
+                    return WAIT;
+                }
+                if (ValueHeader.compareAndSet(block, at, header, ValueHeader.claimedBy(batchId, header))) {
+                    return header;
+                }
+            }
+        } finally {
+            pool.endWrite(token);
+        }
+    }
+
+    /** A placeholder nobody holds, for a key absent from the map (see {@link ChunkMap#ensurePlaceholder}). */
+    long unlockedPlaceholder() {
+        long ref = pool.allocate(ValueHeader.HEADER);
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.UNLOCKED_PLACEHOLDER);
+        return ref;
+    }
+
+    /** A placeholder for a key absent from the map, claimed by batch {@code batchId}. */
+    long claimedPlaceholder(long batchId) {
+        long ref = pool.allocate(ValueHeader.HEADER);
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref),
+                ValueHeader.claimedBy(batchId, ValueHeader.UNLOCKED_PLACEHOLDER));
+        return ref;
+    }
+
+    /** Gives up a batch's claim of value {@code ref}, claimed under header {@code unlocked}. */
+    void releaseClaim(long ref, long unlocked) {
+        ValueHeader.release(pool.segment(ref), pool.payloadOffset(ref), unlocked);
+    }
+
+    /** Retires value {@code ref}, claimed by a batch whose value has just replaced it in its entry. */
+    void retireClaimed(long ref) {
+        ValueHeader.markDeleted(pool.segment(ref), pool.payloadOffset(ref));
+        pool.delete(ref);
     }
 
     void unlock(long ref, long locked) {
@@ -242,6 +391,26 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * For a handle about to wait on value {@code ref}'s lock: throws if the calling thread holds it, inside a user
      * function updating the value in place (the handle would wait for itself).
      */
+    /**
+     * For a handle that read value {@code ref}'s header as {@code stamp}, odd: a value a pending batch claims is
+     * readable as it is (the batch never writes its bytes); once the batch committed, the value is replaced, and
+     * the read throws {@link ConcurrentModificationException}.
+     */
+    @Override
+    public boolean readableWhileHeld(long ref, long stamp) {
+        if (!ValueHeader.isClaimed(stamp)) {
+            return false;
+        }
+        Batch batch = batches.claimant(stamp);
+        if (batch == null) {
+            return false; // the claim ended: the header changed
+        }
+        if (batch.status() == Batch.COMMITTED) {
+            throw new ConcurrentModificationException("the value was replaced or removed by an atomic batch");
+        }
+        return true;
+    }
+
     @Override
     public void checkCallerIsNotWriting(long ref) {
         if (calls.callerHolds(ref)) {

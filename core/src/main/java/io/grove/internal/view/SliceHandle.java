@@ -65,6 +65,15 @@ public final class SliceHandle implements Handle {
      */
     public interface WriterCheck {
         void checkCallerIsNotWriting(long ref);
+
+        /**
+         * Whether the slice's bytes may be read under odd stamp {@code stamp} as if it were even: the map holds the
+         * slice without writing it (an ordered map's value claimed by a pending batch). May throw
+         * {@link ConcurrentModificationException} if the stamp says the slice was replaced.
+         */
+        default boolean readableWhileHeld(long ref, long stamp) {
+            return false;
+        }
     }
 
     private final Pool pool;
@@ -191,6 +200,9 @@ public final class SliceHandle implements Handle {
             }
             if (!pool.isLive(ref)) {
                 throw Pool.stale(ref);
+            }
+            if (writers != null && writers.readableWhileHeld(ref, stamp)) {
+                return stamp;
             }
             if (writers != null && CallRegistry.timeToCheck(attempt)) {
                 writers.checkCallerIsNotWriting(ref);

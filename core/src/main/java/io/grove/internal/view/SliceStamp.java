@@ -22,10 +22,11 @@ import java.lang.invoke.VarHandle;
  *   <li>R (removed): optional. A map may set it when the slice leaves its entry, before deleting it; readers then
  *       report the removal at once instead of reading bytes that no longer belong to the entry.
  * </ul>
- * Other bits are the map's own (the ordered map keeps an "absent" flag in bit 62; a handle never points at such a
- * value). Writers must exclude each other by other means (a lock); {@link #beginWrite} and {@link #endWrite} are for
- * a writer that holds one. A map whose stamp word is also its lock word (the ordered map) takes the odd stamp with
- * a compare-and-set and needs neither.
+ * Other bits are the map's own (the ordered map keeps an "absent" flag in bit 62, where a handle never points, and
+ * a "claimed by a batch" flag in bit 61, with W set: {@link SliceHandle.WriterCheck#readableWhileHeld} tells the
+ * handle whether the bytes may be read under it). Writers must exclude each other by other means (a lock);
+ * {@link #beginWrite} and {@link #endWrite} are for a writer that holds one. A map whose stamp word is also its lock
+ * word (the ordered map) takes the odd stamp with a compare-and-set and needs neither.
  *
  * <p>Memory ordering (a seqlock): the writer's odd store is followed by a store-store fence, so no byte it changes
  * becomes visible before the stamp turned odd; its even store is a release, so every byte it changed is visible

@@ -1,6 +1,7 @@
 package io.grove.sorted.concurrent;
 
 import io.grove.GroveSortedMap;
+import io.grove.WriteBatch;
 import io.grove.serial.Serializers;
 import io.grove.testing.CloseRace;
 import io.grove.testing.StressRun;
@@ -17,8 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code close()} of an ordered map on a shared pool while operations run ({@link CloseRace}), with navigation,
- * range scans and key-only scans among the operations, in chunks of 4 entries (rebalances run when the close
- * comes) and of the default size (one chunk whose scans take long).
+ * range scans, key-only scans and atomic batches among the operations, in chunks of 4 entries (rebalances run when
+ * the close comes) and of the default size (one chunk whose scans take long).
  *
  * <p>Key-only scans (the ascending and descending key sets, of the map and of its range views, to their end, and
  * {@code firstKey}/{@code lastKey} of sub-maps) read no value, so nothing but the chunk check tells them that the
@@ -45,12 +46,26 @@ class CloseWhileOperatingStressTest {
             return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> {
                 navigate(map, key);
                 scanKeys(map, key, random);
+                applyBatch(map, key, random);
             });
         }, pool -> {
             GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
                     .chunkSize(chunkSize).pool(pool).build();
             return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> { });
         });
+    }
+
+    /** An atomic batch of puts and removals of a few keys up to {@code key} (the victim's keys are its own). */
+    private static void applyBatch(GroveSortedMap<Long, Long> map, long key, ThreadLocalRandom random) {
+        WriteBatch<Long, Long> batch = map.batch();
+        for (long k = key; k >= Math.max(0, key - random.nextInt(6)); k--) {
+            if (random.nextInt(3) == 0) {
+                batch.remove(k);
+            } else {
+                batch.put(k, k);
+            }
+        }
+        batch.apply();
     }
 
     private static void navigate(ConcurrentNavigableMap<Long, Long> map, long key) {

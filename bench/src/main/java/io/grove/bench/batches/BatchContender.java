@@ -1,0 +1,40 @@
+package io.grove.bench.batches;
+
+import io.grove.bench.Contender;
+import io.grove.bench.Family;
+import io.grove.bench.Placement;
+import io.grove.bench.WorkerConfig;
+import java.util.function.Function;
+
+/**
+ * The contenders of the batch family: Grove's ordered map with atomic batches, {@code ConcurrentSkipListMap}
+ * applying a batch's operations one by one (not atomic: the speed reference), and the same under striped locks
+ * taken in order (atomic: the lock-based baseline).
+ *
+ * @param opener builds the empty store inside the worker JVM
+ */
+public record BatchContender(String name, Placement placement, String description,
+        Function<WorkerConfig, BatchStore> opener) implements Contender<BatchStore> {
+    public static final BatchContender GROVE = new BatchContender("grove-sorted", Placement.OFF_HEAP,
+            "GroveSortedMap<byte[], byte[]>: batch() applied atomically (claims, one commit store); gets and puts"
+                    + " through zc(); off-heap limit = budget - small heap",
+            config -> new GroveBatches(config.offHeapLimit()));
+    public static final BatchContender CSLM = new BatchContender("cslm", Placement.ON_HEAP,
+            "ConcurrentSkipListMap<Key, byte[]> on heap; a batch is its puts and removes one by one, NOT atomic"
+                    + " (speed reference); -Xmx = budget",
+            config -> new CslmBatches(false));
+    public static final BatchContender LOCKED = new BatchContender("locked", Placement.ON_HEAP,
+            "ConcurrentSkipListMap<Key, byte[]> under 64 striped read-write locks: a batch write-locks its keys'"
+                    + " stripes in order (atomic), a get read-locks its stripe; -Xmx = budget",
+            config -> new CslmBatches(true));
+
+    @Override
+    public Family<BatchStore> family() {
+        return BatchFamily.INSTANCE;
+    }
+
+    @Override
+    public BatchStore open(WorkerConfig config) {
+        return opener.apply(config);
+    }
+}

@@ -1,0 +1,141 @@
+package io.grove.bench.batches;
+
+import io.grove.bench.ThreadContext;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * {@code ConcurrentSkipListMap<Key, byte[]>} on the heap, in two forms: the speed reference, whose batch is its
+ * operations one after the other (not atomic), and the lock-based baseline with the same semantics as Grove's
+ * batches (the issue's "striped locks taken in key order"): {@value #STRIPES} read-write locks by key hash; a batch
+ * takes the write locks of its keys' stripes in stripe order, applies its operations and releases them (two-phase
+ * locking: atomic), a get takes its stripe's read lock, a put its write lock.
+ */
+final class CslmBatches implements BatchStore {
+    static final int STRIPES = 64;
+
+    private ConcurrentSkipListMap<Key, byte[]> map = new ConcurrentSkipListMap<>();
+    /** {@code null} for the speed reference. */
+    private final ReentrantReadWriteLock[] stripes;
+
+    CslmBatches(boolean locked) {
+        this.stripes = locked ? new ReentrantReadWriteLock[STRIPES] : null;
+        if (locked) {
+            for (int i = 0; i < STRIPES; i++) {
+                stripes[i] = new ReentrantReadWriteLock();
+            }
+        }
+    }
+
+    /** A 16-byte key ordered by unsigned bytes, like Grove's; a lookup key wraps the thread's array. */
+    record Key(byte[] bytes) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            return Arrays.compareUnsigned(bytes, o.bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+    }
+
+    private static int stripeOf(long id) {
+        return (int) ((id * 0x9E3779B97F4A7C15L) >>> 58);
+    }
+
+    @Override
+    public void apply(BatchThread t) {
+        long held = 0;
+        if (stripes != null) {
+            for (int i = 0; i < t.size; i++) {
+                held |= 1L << stripeOf(t.ids[i]);
+            }
+            for (long s = held; s != 0; s &= s - 1) {
+                stripes[Long.numberOfTrailingZeros(s)].writeLock().lock();
+            }
+        }
+        try {
+            for (int i = 0; i < t.size; i++) {
+                if (t.removals[i]) {
+                    map.remove(new Key(t.keys[i]));
+                } else {
+                    map.put(new Key(t.keys[i].clone()), t.values[i].clone());
+                }
+            }
+        } finally {
+            for (long s = held; s != 0; s &= s - 1) {
+                stripes[Long.numberOfTrailingZeros(s)].writeLock().unlock();
+            }
+        }
+    }
+
+    @Override
+    public void put(BatchThread t) {
+        Key key = new Key(t.key.clone());
+        byte[] value = t.value.clone();
+        if (stripes == null) {
+            map.put(key, value);
+            return;
+        }
+        ReentrantReadWriteLock.WriteLock lock = stripes[stripeOf(BatchCodec.idOf(t.key))].writeLock();
+        lock.lock();
+        try {
+            map.put(key, value);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean get(long id, BatchThread t, ThreadContext c) {
+        byte[] value;
+        if (stripes == null) {
+            value = map.get(new Key(t.key));
+        } else {
+            ReentrantReadWriteLock.ReadLock lock = stripes[stripeOf(id)].readLock();
+            lock.lock();
+            try {
+                value = map.get(new Key(t.key));
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (value == null) {
+            return false;
+        }
+        if (!BatchCodec.matches(value, id)) {
+            c.mismatches++;
+        }
+        c.sink += value[BatchCodec.STAMP + 7];
+        return true;
+    }
+
+    @Override
+    public long size() {
+        return map.size();
+    }
+
+    @Override
+    public long verify() {
+        long wrong = 0;
+        for (Map.Entry<Key, byte[]> e : map.entrySet()) {
+            if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey().bytes()))) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    @Override
+    public void close() {
+        map = null;
+    }
+}

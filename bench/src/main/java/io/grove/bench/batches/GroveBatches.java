@@ -1,0 +1,93 @@
+package io.grove.bench.batches;
+
+import io.grove.GroveSortedMap;
+import io.grove.WriteBatch;
+import io.grove.ZeroCopySortedMap;
+import io.grove.bench.ThreadContext;
+import io.grove.serial.Serializers;
+import io.grove.view.Handle;
+import java.util.ConcurrentModificationException;
+import java.util.Map;
+
+/**
+ * Grove's ordered map with byte-array keys and values: a batch is one {@link WriteBatch} per thread, cleared and
+ * refilled with the thread's arrays, applied atomically; single-key operations use the zero-copy API.
+ */
+final class GroveBatches implements BatchStore {
+    private final GroveSortedMap<byte[], byte[]> map;
+    private final ZeroCopySortedMap<byte[], byte[]> zc;
+
+    GroveBatches(long memoryLimit) {
+        this.map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit).build();
+        this.zc = map.zc();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void apply(BatchThread t) {
+        if (t.own == null) {
+            t.own = map.batch();
+        }
+        WriteBatch<byte[], byte[]> batch = (WriteBatch<byte[], byte[]>) t.own;
+        batch.clear();
+        for (int i = 0; i < t.size; i++) {
+            if (t.removals[i]) {
+                batch.remove(t.keys[i]);
+            } else {
+                batch.put(t.keys[i], t.values[i]);
+            }
+        }
+        batch.apply();
+    }
+
+    @Override
+    public void put(BatchThread t) {
+        zc.put(t.key, t.value);
+    }
+
+    @Override
+    public boolean get(long id, BatchThread t, ThreadContext c) {
+        while (true) {
+            Handle h = zc.get(t.key);
+            if (h == null) {
+                return false;
+            }
+            try {
+                long stamp = h.getLong(BatchCodec.STAMP);
+                if (h.getLong(BatchCodec.ID) != id || h.getLong(BatchCodec.CHECK) != BatchCodec.check(id, stamp)) {
+                    c.mismatches++;
+                }
+                c.sink += stamp;
+                return true;
+            } catch (ConcurrentModificationException replaced) {
+                c.readRetries++;
+            }
+        }
+    }
+
+    @Override
+    public long size() {
+        return map.size();
+    }
+
+    @Override
+    public long verify() {
+        long wrong = 0;
+        for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
+            if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey()))) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    @Override
+    public OffHeap offHeap() {
+        return OffHeap.of(map.footprint());
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+}
