@@ -97,10 +97,16 @@ final class BatchUpdates<K, V> {
         int count;
         /** Set at the commit: the fresh values belong to the map from then on. */
         boolean committed;
-        /** Per key: the value the current attempt claimed, the header it had, and whether the batch inserted it. */
+        /**
+         * Per key: the value the current attempt claimed, the header it had, whether the batch placed a placeholder
+         * there, and the chunk and entry where it claimed it (the install finds the entry there while that chunk
+         * is active: an active chunk's entries keep their keys).
+         */
         long[] claimed;
         long[] headers;
         boolean[] placedPlaceholder;
+        Chunk[] chunks;
+        int[] entries;
     }
 
     private Prepared prepare(List<K> keyList, List<V> valueList) {
@@ -129,6 +135,8 @@ final class BatchUpdates<K, V> {
         p.claimed = new long[count];
         p.headers = new long[count];
         p.placedPlaceholder = new boolean[count];
+        p.chunks = new Chunk[count];
+        p.entries = new int[count];
         try {
             SegmentView view = new SegmentView();
             for (int k = 0; k < count; k++) {
@@ -226,10 +234,9 @@ final class BatchUpdates<K, V> {
                         continue; // another update gave the key a value first
                     }
                     c.addLive(1); // (a batch's placeholder counts as live: see EntryUpdates)
-                    p.claimed[i] = placeholder;
                     p.headers[i] = ValueHeader.UNLOCKED_PLACEHOLDER;
                     p.placedPlaceholder[i] = true;
-                    return Stop.DONE;
+                    return claimed(p, i, placeholder, c, e);
                 }
                 header = values.claim(old, batch.id);
                 if (header == Values.CLAIMED_COMMITTED) {
@@ -252,10 +259,16 @@ final class BatchUpdates<K, V> {
                 Backoff.pause(wait++);
                 continue;
             }
-            p.claimed[i] = old;
             p.headers[i] = header;
-            return Stop.DONE;
+            return claimed(p, i, old, c, e);
         }
+    }
+
+    private static Stop claimed(Prepared p, int i, long ref, Chunk c, int e) {
+        p.claimed[i] = ref;
+        p.chunks[i] = c;
+        p.entries[i] = e;
+        return Stop.DONE;
     }
 
     /** Gives up the claims of keys {@code 0..claimed-1}: writes their headers back, then frees the slot. */
@@ -286,12 +299,16 @@ final class BatchUpdates<K, V> {
     private List<Chunk> install(Scratch s, Prepared p) {
         List<Chunk> compact = List.of();
         for (int i = 0; i < p.count; i++) {
-            s.setKeyBytes(p.keys[i].segment(), p.keys[i].length());
-            int e = map.enterToInstall(s);
-            if (e == Chunk.NONE) {
-                continue; // installed by a writer, and the entry compacted away since
+            Chunk c = p.chunks[i];
+            int e = p.entries[i];
+            if (!c.publish()) { // rebalanced since the claim: find the entry again
+                s.setKeyBytes(p.keys[i].segment(), p.keys[i].length());
+                e = map.enterToInstall(s);
+                if (e == Chunk.NONE) {
+                    continue; // installed by a writer, and the entry compacted away since
+                }
+                c = s.chunk;
             }
-            Chunk c = s.chunk;
             try {
                 if (map.entryUpdates.install(c, e, p.claimed[i], p.fresh[i])) {
                     compact = compact.isEmpty() ? new ArrayList<>() : compact;
