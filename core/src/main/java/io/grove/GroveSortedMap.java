@@ -63,8 +63,10 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * ("Recursive update", as {@link java.util.concurrent.ConcurrentHashMap} does) and changes nothing: an update of
  * the same key; a copying read of it ({@code get}, a value or entry scan reaching it); an insert that fills the
  * chunk the operation is in, or one that must wait for a rebalance (by another thread) that waits for the
- * operation; {@code close()}. Reads of other keys, key-only scans, zero-copy {@code get} and inserts that fit
- * work; a nested read of a key being computed while absent sees it absent. Which calls can wait depends on how
+ * operation; {@code close()}; {@link WriteBatch#apply()} of a batch (which could wait for the function). Reads of
+ * other keys, key-only scans, zero-copy {@code get} and inserts that fit work; a nested read of a key being computed
+ * while absent sees it absent; a nested update of a key that a running batch holds waits for that batch, which
+ * gives its keys up within about a millisecond if it waits for the function. Which calls can wait depends on how
  * the entries are laid out in chunks and on other threads' rebalances, so a function should still not rely on
  * calling the map; two functions on different threads that each update the other's key deadlock, as in
  * {@code ConcurrentHashMap}.
