@@ -20,11 +20,11 @@ public record BatchContender(String name, Placement placement, String descriptio
                     + " through zc(); off-heap limit = budget - small heap",
             config -> new GroveBatches(config.offHeapLimit()));
     public static final BatchContender CSLM = new BatchContender("cslm", Placement.ON_HEAP,
-            "ConcurrentSkipListMap<Key, byte[]> on heap; a batch is its puts and removes one by one, NOT atomic"
+            "ConcurrentSkipListMap<ByteKey, byte[]> on heap; a batch is its puts and removes one by one, NOT atomic"
                     + " (speed reference); -Xmx = budget",
             config -> new CslmBatches(false));
     public static final BatchContender LOCKED = new BatchContender("locked", Placement.ON_HEAP,
-            "ConcurrentSkipListMap<Key, byte[]> under 64 striped read-write locks: a batch write-locks its keys'"
+            "ConcurrentSkipListMap<ByteKey, byte[]> under 64 striped read-write locks: a batch write-locks its keys'"
                     + " stripes in order (atomic), a get read-locks its stripe; -Xmx = budget",
             config -> new CslmBatches(true));
 

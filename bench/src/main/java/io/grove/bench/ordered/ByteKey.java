@@ -3,13 +3,14 @@ package io.grove.bench.ordered;
 import java.util.Arrays;
 
 /**
- * A 100-byte key on the heap for {@link java.util.concurrent.ConcurrentSkipListMap}, ordered by unsigned bytes
- * like Grove's. A stored key owns its array; a thread's lookup key reuses one array (never stored).
+ * A key of bytes on the heap for {@link java.util.concurrent.ConcurrentSkipListMap}, ordered by unsigned bytes
+ * like Grove's (the ordered family's 100-byte keys, the batch family's 16-byte ones). A stored key owns its array; a
+ * thread's lookup key reuses one array (never stored).
  */
-final class ByteKey implements Comparable<ByteKey> {
-    final byte[] bytes;
+public final class ByteKey implements Comparable<ByteKey> {
+    public final byte[] bytes;
 
-    ByteKey(byte[] bytes) {
+    public ByteKey(byte[] bytes) {
         this.bytes = bytes;
     }
 

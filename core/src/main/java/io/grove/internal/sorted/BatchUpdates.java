@@ -16,14 +16,21 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <h2>Implementation notes</h2>
  *
+ * <p>First, before anything is shared, the batch serializes its keys (rejecting one too large) and sorts them in
+ * the map's order, keeps the last operation of each key, and writes each new value into a private slice: every
+ * failure of a batch's input (or {@code GroveOutOfMemoryException} for its values) comes before the map changes.
+ *
  * <p>Protocol, per attempt ({@link Batch}): (1) <b>claim</b>, in key order: publish in the key's chunk, find its
  * entry or insert one, and CAS the value's header from unlocked to claimed by the attempt ({@link ValueHeader}: a
  * flag and the attempt's id in {@link BatchTable}); an absent key gets a claimed placeholder, so that no other
  * update can give it a value meanwhile (a removal of an absent key claims one too: a put slipping in before the
  * commit would otherwise survive the batch). Unpublish. (2) <b>commit</b>: one release store of the attempt's
  * status, its linearization point; the replacement of each claimed value was recorded before. (3) <b>install</b>,
- * in key order: publish, CAS the entry from the claimed value to its replacement (or to 0), retire the claimed
- * value (deleted flag, then Nova delete), unpublish. (4) Free the attempt's slot.
+ * in key order: publish in the chunk where the claim found the entry if that chunk is still active (an active
+ * chunk's entries keep their keys; else search again), CAS the entry from the claimed value to its replacement (or
+ * to 0), retire the claimed value (deleted flag, then Nova delete), unpublish. (4) Free the attempt's slot, then
+ * compact the chunks that removals left sparse (after the slot: a compaction throws once the map is closed, and the
+ * close waits for every slot before it frees anything).
  *
  * <p>Readers never wait for a batch ({@link Values#read}, {@link Values#presentLength}, the handles'
  * {@link Values#readableWhileHeld}): a claimed value reads as it is while its batch is pending, since the batch
@@ -35,13 +42,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Deadlock freedom. A user function runs holding its key's value locked and its chunk published, and may call
  * the map: a write from it to a key this batch claims waits for the batch. So a batch that holds claims never
- * waits without bound: for a value another thread holds, a chunk being rebalanced, or a chunk too full for the
- * entry (a rebalance drains the chunk's operations, maybe such a function), it waits at most {@link #PATIENCE}
- * back-off steps, about a millisecond, then <b>aborts</b>: it writes back the header of every value it claimed
- * (stores: nothing to wait for; a placeholder it inserted stays in its entry unlocked, which every update treats
- * as an absent key and takes out), frees the slot, waits for what stopped it without holding anything, and starts
- * a new attempt from the first key. Before the commit the claimed values never changed, so an abort leaves the map
- * as it was. A batch cannot be applied from inside a user function of the map (it could wait for itself).
+ * waits without bound: for a value another thread holds or a chunk being rebalanced (a rebalance drains the
+ * chunk's operations, maybe such a function) it waits at most {@link #PATIENCE} back-off steps, about a
+ * millisecond, and a chunk too full for a new entry it does not rebalance itself; then it <b>aborts</b>: it writes
+ * back the header of every value it claimed (stores: nothing to wait for; a placeholder it inserted stays in its
+ * entry unlocked, which every update treats as an absent key and takes out), frees the slot, waits for what stopped
+ * it or does it (the rebalance; for a full chunk, it gives every key from there on an entry with a placeholder,
+ * {@link ChunkMap#ensurePlaceholder}) without holding anything, and starts a new attempt from the first key.
+ * Before the commit the claimed values never changed, so an abort leaves the map as it was. A batch cannot be
+ * applied from inside a user function of the map (it could wait for itself).
  */
 final class BatchUpdates<K, V> {
     /** Back-off steps a batch holding claims waits for a value or a chunk before it gives its claims up. */
