@@ -26,15 +26,15 @@ import java.util.function.Function;
  * reused meanwhile.
  *
  * <p><b>Stamp.</b> A handle on bytes that a map changes in place is pointed with the offset of the slice's
- * {@link SliceStamp}. Every read then runs between two readings of the stamp: (1) read the stamp (acquire); while
- * it is odd a writer is at work: wait ({@link Backoff}), giving up with {@link ConcurrentModificationException}
- * once the slice is not live (a stamp read from a deleted slice may stay odd for ever); (2) read the bytes, or run
- * the reader of {@link #read}; (3) load-load fence, read the stamp again; (4) validate the slice. If the stamp
- * moved in (3), what was read is dropped (an exception thrown by the reader included) and the read starts over at
- * (1), unless (4) fails, which throws. A stamp with its removed bit set throws at once. So a read returns bytes of
- * one state of the slice between two writes (linearization point: the first stamp reading of the last attempt),
- * and fails only once the slice is gone. A reader can starve under writes without pause; writes are short,
- * under a lock.
+ * {@link SliceStamp}. Every read then runs between two readings of the stamp: (1) read the stamp (acquire); while it is
+ * odd a writer is at work: wait ({@link Backoff}), giving up with {@link ConcurrentModificationException} once the
+ * slice is not live (a stamp read from a deleted slice may stay odd for ever), unless the map says its holder does not
+ * write the bytes ({@link WriterCheck#readableWhileHeld}: the odd stamp then serves as an even one); (2) read the
+ * bytes, or run the reader of {@link #read}; (3) load-load fence, read the stamp again; (4) validate the slice. If the
+ * stamp moved in (3), what was read is dropped (an exception thrown by the reader included) and the read starts over at
+ * (1), unless (4) fails, which throws. A stamp with its removed bit set throws at once. So a read returns bytes of one
+ * state of the slice between two writes (linearization point: the first stamp reading of the last attempt), and fails
+ * only once the slice is gone. A reader can starve under writes without pause; writes are short, under a lock.
  *
  * <p>Without a stamp (keys, which never change) a read is (2) and (4).
  *
