@@ -21,9 +21,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reuses the memory of replaced values. {@value #GROUPS} groups of {@value #GROUP_KEYS} keys, interleaved over the
  * key space (key {@code 2 * (j * GROUPS + g)} is the {@code j}-th of group {@code g}), each written by one batch
  * writer that puts generation 1, 2, 3... to every key of its group in one batch; churn threads put and remove the
- * odd keys between them, so chunks of four entries split and merge all the time. A batch is atomic exactly when
- * no reader can see a key of a group at a generation and then, later, another key of the group at an older one:
- * readers check that for two gets in a row, for a zero-copy get then another, and along ascending and descending
+ * odd keys between them, so chunks of four entries split and merge all the time. A batch seen in part shows as a
+ * reader seeing a key of a group at a generation and then, later, another key of the group at an older one:
+ * readers look for that in two gets in a row, for a zero-copy get then another, and along ascending and descending
  * scans of the whole map (a scan reads its keys one after the other). Every value also names its group and carries
  * a check byte, so bytes of another entry, or reused memory, fail the check. The writers go on until each reader
  * made {@value #MIN_READS} reads, and the run must check over 10,000 pairs and 20 scans.

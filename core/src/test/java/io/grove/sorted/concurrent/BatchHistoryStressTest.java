@@ -23,10 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a map of chunks of four entries, so that batches claim keys in chunks that split and merge under them; a batch
  * has 1 to 12 operations (a put of a value of its own, or a removal) on distinct random keys.
  *
- * <p>Not vacuous: the run must see batches commit on top of single-key writers and rebalances (counted as in
- * {@link SortedMapHistoryStressTest}), and a batch made visible key by key (committing after the install instead
- * of before) gives a cycle within a run (checked by hand when this test was written: the history check then
- * reports a batch seen partly, see the design note on batches).
+ * <p>Not vacuous: each run must apply at least {@code OPERATIONS / 10} batches and see {@value #MIN_REBALANCES}
+ * rebalances (counted as in {@link SortedMapHistoryStressTest}); a batch made visible key by key (committing after
+ * the install instead of before) gave cycles in the two runs on 20 keys when this test was written.
  */
 class BatchHistoryStressTest {
     private static final int OPERATIONS = 60_000;
