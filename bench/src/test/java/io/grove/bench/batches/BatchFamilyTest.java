@@ -8,15 +8,17 @@ import io.grove.bench.WorkerConfig;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The batch family's contenders end with the same entries after the same operations, and its checks catch a value
- * written at the wrong key. */
+/**
+ * The batch family's contenders end with as many entries as each other after the same operations, every value
+ * whole and at its key, and the family's checks catch a value written at the wrong key.
+ */
 class BatchFamilyTest {
     private static final int IDS = 20_000;
     private static final WorkerConfig CONFIG =
             new WorkerConfig("batch-10", "test", 1, 0, 0, IDS, BatchCodec.VALUE_SIZE, 64L << 20, 1);
 
     @Test
-    void everyContenderEndsWithTheSameEntries() {
+    void everyContenderEndsWithTheSameSizeAndSoundEntries() {
         try (GroveBatches grove = new GroveBatches(64L << 20); CslmBatches cslm = new CslmBatches(false);
                 CslmBatches locked = new CslmBatches(true)) {
             for (BatchStore store : List.of(grove, cslm, locked)) {

@@ -237,7 +237,8 @@ final class BatchUpdates<K, V> {
             try {
                 old = c.valueRef(e);
                 if (old == 0) {
-                    long placeholder = values.claimedPlaceholder(batch.id);
+                    long placeholder =
+                            values.placeholder(ValueHeader.claimedBy(batch.id, ValueHeader.UNLOCKED_PLACEHOLDER));
                     if (!c.casValue(e, 0, placeholder)) {
                         pool.deletePrivate(placeholder);
                         continue; // another update gave the key a value first

@@ -49,15 +49,15 @@ import java.util.Set;
  * {@code close()}. Waits check the registry only after spinning a while, so uncontended paths pay nothing.
  */
 final class ChunkMap<K, V> {
-    final Pool pool;
-    final Serializer<K> keySerializer;
-    final Values<V> values;
-    final Keys keys;
     /** What {@link #enterToClaim} returns when the probe's chunk is frozen. */
     static final int FROZEN = -2;
     /** What {@link #enterToClaim} returns when the probe's chunk has no room for its entry. */
     static final int FULL = -3;
 
+    final Pool pool;
+    final Serializer<K> keySerializer;
+    final Values<V> values;
+    final Keys keys;
     final ChunkIndex index;
     final Rebalancer rebalancer;
     final EntryUpdates<K, V> entryUpdates;
@@ -385,7 +385,7 @@ final class ChunkMap<K, V> {
             if (c.valueRef(e) != 0) {
                 return false;
             }
-            long placeholder = values.unlockedPlaceholder();
+            long placeholder = values.placeholder(ValueHeader.UNLOCKED_PLACEHOLDER);
             if (c.casValue(e, 0, placeholder)) {
                 c.addLive(1); // (a batch's placeholder counts as live: see EntryUpdates)
                 return true;

@@ -156,7 +156,7 @@ final class EntryUpdates<K, V> {
                 if (held != 0) {
                     return computeAbsent(s, c, e, op, held, heldLocked, true, key, function);
                 }
-                long placeholder = values.placeholder();
+                long placeholder = values.placeholder(ValueHeader.LOCKED_PLACEHOLDER);
                 if (!c.casValue(e, 0, placeholder)) {
                     pool.deletePrivate(placeholder);
                     return AGAIN;

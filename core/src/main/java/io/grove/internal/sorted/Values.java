@@ -88,10 +88,14 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return ref;
     }
 
-    /** A placeholder for {@code compute} on an absent key: absent and locked by the caller. */
-    long placeholder() {
+    /**
+     * A new private placeholder (a value slice with no bytes, for an absent key) with {@code header}: locked by
+     * {@code compute} ({@link ValueHeader#LOCKED_PLACEHOLDER}), held by nobody
+     * ({@link ValueHeader#UNLOCKED_PLACEHOLDER}, see {@link ChunkMap#ensurePlaceholder}), or claimed by a batch.
+     */
+    long placeholder(long header) {
         long ref = pool.allocate(ValueHeader.HEADER);
-        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.LOCKED_PLACEHOLDER);
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), header);
         return ref;
     }
 
@@ -331,21 +335,6 @@ final class Values<V> implements SliceHandle.WriterCheck {
         } finally {
             pool.endWrite(token);
         }
-    }
-
-    /** A placeholder nobody holds, for a key absent from the map (see {@link ChunkMap#ensurePlaceholder}). */
-    long unlockedPlaceholder() {
-        long ref = pool.allocate(ValueHeader.HEADER);
-        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.UNLOCKED_PLACEHOLDER);
-        return ref;
-    }
-
-    /** A placeholder for a key absent from the map, claimed by batch {@code batchId}. */
-    long claimedPlaceholder(long batchId) {
-        long ref = pool.allocate(ValueHeader.HEADER);
-        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref),
-                ValueHeader.claimedBy(batchId, ValueHeader.UNLOCKED_PLACEHOLDER));
-        return ref;
     }
 
     /** Gives up a batch's claim of value {@code ref}, claimed under header {@code unlocked}. */
