@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentNavigableMap;
  * (it must be short and should not use the map); {@code pollFirstEntry} and {@code pollLastEntry} remove the entry
  * they return atomically. {@code putAll}, {@code replaceAll} and {@code clear} are atomic per key; a
  * {@link #batch()} of puts and removals is atomic as a whole: every read, scan and update sees all of it or none,
- * no reader waits for it, and a writer of one of its keys waits only while it is being applied. Iterators,
+ * no reader waits for it, and a writer of one of its keys waits only while it is being applied. A map built with
+ * {@link Builder#snapshots()} also gives {@link #snapshot()}: a read-only view of one instant, consistent across
+ * keys, acquired in constant time ({@link GroveSnapshot}). Iterators,
  * views and navigation over several keys ({@code firstKey}, {@code ceilingEntry}...) are weakly consistent, as
  * {@link java.util.concurrent.ConcurrentSkipListMap}'s: they never throw
  * {@link java.util.ConcurrentModificationException} and return every entry present throughout the iteration
@@ -95,6 +97,15 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
      */
     WriteBatch<K, V> batch();
 
+    /**
+     * A read-only view of the map as it is now, which does not change when the map does ({@link GroveSnapshot});
+     * constant time. The map keeps the older versions an open snapshot reads: close it when done.
+     *
+     * @throws UnsupportedOperationException if the map was not built with {@link Builder#snapshots()}
+     * @throws IllegalStateException if the map is closed, or 1024 snapshots of it are open
+     */
+    GroveSnapshot<K, V> snapshot();
+
     /** Off-heap figures of the map's pool (shared with other maps if the pool is shared). */
     MemoryFootprint footprint();
 
@@ -127,6 +138,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
         private MemoryPool pool;
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private boolean hugePages;
+        private boolean snapshots;
 
         Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -177,6 +189,16 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             return this;
         }
 
+        /**
+         * Lets the map take snapshots ({@link GroveSortedMap#snapshot()}): each value records when it was written and
+         * the value it replaced, 16 more bytes per value, and updates keep the values an open snapshot may read.
+         * Without snapshots open, updates cost about as much as without this option.
+         */
+        public Builder<K, V> snapshots() {
+            this.snapshots = true;
+            return this;
+        }
+
         /** A pool to draw on, shared with other maps; the map does not close it. */
         public Builder<K, V> pool(MemoryPool pool) {
             this.pool = Objects.requireNonNull(pool, "pool");
@@ -198,7 +220,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
                     throw new IllegalStateException("the given pool is closed");
                 }
                 return new OffHeapSortedMap<>((Pool) pool, false, keySerializer, valueSerializer, comparator,
-                        chunkSize);
+                        chunkSize, snapshots);
             }
             MemoryPool.Builder own = MemoryPool.builder().hugePages(hugePages);
             if (memoryLimit > 0) {
@@ -206,7 +228,8 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             }
             Pool ownPool = (Pool) own.build();
             try {
-                return new OffHeapSortedMap<>(ownPool, true, keySerializer, valueSerializer, comparator, chunkSize);
+                return new OffHeapSortedMap<>(ownPool, true, keySerializer, valueSerializer, comparator, chunkSize,
+                        snapshots);
             } catch (RuntimeException | Error e) {
                 ownPool.close();
                 throw e;

@@ -152,7 +152,14 @@ public final class Registry {
             batches("batch-100-seq", "atomic batches of 100 consecutive puts/removes; ops = batches",
                     "batch-100-seq", 100),
             batches("batch-10-get", "50% batches of 10 random puts/removes, 50% gets", "batch-10", 50, "get", 50),
-            batches("batch-put-get", "single-key operations: 50% put, 50% get", "put", 50, "get", 50));
+            batches("batch-put-get", "single-key operations: 50% put, 50% get", "put", 50, "get", 50),
+            batches("snap-scan", "scans of 100 entries from a random id, in a snapshot; ops = scans", "snap-scan",
+                    100),
+            batches("put-snap-scan", "50% single-key puts, 50% snapshot scans of 100 entries", "put", 50,
+                    "snap-scan", 50),
+            batches("batch-100-snap-scan", "50% atomic batches of 100 random puts/removes, 50% snapshot scans of"
+                    + " 100 entries", "batch-100", 50, "snap-scan", 50),
+            batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100));
 
     /** Scenario groups for {@code --scenario}: a group name stands for its scenarios (a family each, and all). */
     public static final Map<String, List<String>> GROUPS = groups();
@@ -181,6 +188,7 @@ public final class Registry {
             RollupContender.GROVE,
             RollupContender.CSLM,
             BatchContender.GROVE,
+            BatchContender.GROVE_SNAPSHOTS,
             BatchContender.CSLM,
             BatchContender.LOCKED);
 

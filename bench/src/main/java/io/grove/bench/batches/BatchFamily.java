@@ -9,14 +9,18 @@ import java.util.List;
  * The batch family (Jiffy §4.3 scaled to this machine): 16-byte keys and 100-byte values ({@link BatchCodec}), a
  * range of ids of which every second one is loaded first (1M entries over 2M ids). Operations: a batch of 10 or
  * 100 random ids, or of 100 consecutive ids from the operation's id, each a put or (one in two) a removal, so the
- * size stays near its start; a get; a single-key put. An operation counts once, whatever its batch size.
+ * size stays near its start; a get; a single-key put; a scan of {@value #SCAN} entries from a random id in a
+ * snapshot; a snapshot opened for one get. An operation counts once, whatever its batch size or scan length.
  *
  * <p>Checks: every value read must be a whole value of its key; after the run, every entry's (no writer running).
  */
 public final class BatchFamily implements Family<BatchStore> {
     public static final String NAME = "batches";
     public static final BatchFamily INSTANCE = new BatchFamily();
-    private static final List<String> OPERATIONS = List.of("batch-10", "batch-100", "batch-100-seq", "get", "put");
+    private static final List<String> OPERATIONS =
+            List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get");
+    /** Entries a snapshot scan reads. */
+    static final int SCAN = 100;
 
     /** The id range of the running worker (one scenario per JVM), set by {@link #prepare}. */
     private volatile int range;
@@ -74,10 +78,18 @@ public final class BatchFamily implements Family<BatchStore> {
                     c.misses++;
                 }
             }
-            default -> {
+            case 4 -> {
                 BatchCodec.setKey(t.key, key);
                 BatchCodec.setValue(t.value, key, ++t.nextStamp);
                 store.put(t);
+            }
+            case 5 -> {
+                BatchCodec.setKey(t.key, key);
+                store.snapshotScan(t, SCAN, c);
+            }
+            default -> {
+                BatchCodec.setKey(t.key, key);
+                store.snapshotGet(key, t, c);
             }
         }
     }

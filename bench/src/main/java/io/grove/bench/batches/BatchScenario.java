@@ -7,7 +7,8 @@ import java.util.Map;
 /** A workload of the {@link BatchFamily}: an operation mix over {@code keys} ids, baseline {@code cslm}. */
 public record BatchScenario(String name, String description, Map<String, Integer> mix, int keys, int quickKeys)
         implements Scenario {
-    private static final List<Comparison> COMPARISONS = List.of(new Comparison("grove-sorted", "locked"));
+    private static final List<Comparison> COMPARISONS = List.of(new Comparison("grove-sorted", "locked"),
+            new Comparison("grove-snapshots", "locked"));
 
     @Override
     public String family() {

@@ -15,6 +15,18 @@ interface BatchStore extends Subject {
     /** Reads {@code t.key}'s value, checking it belongs to {@code id}; {@code false} if absent. */
     boolean get(long id, BatchThread t, ThreadContext c);
 
+    /**
+     * Reads the {@code count} entries from {@code t.key} on, checking each value belongs to its key: in a snapshot
+     * (or what the contender offers instead: see its description).
+     */
+    void snapshotScan(BatchThread t, int count, ThreadContext c);
+
+    /**
+     * Reads {@code t.key}'s value ({@code id}) in a snapshot opened and closed for it (or the contender's
+     * stand-in).
+     */
+    void snapshotGet(long id, BatchThread t, ThreadContext c);
+
     /** The number of entries. */
     long size();
 

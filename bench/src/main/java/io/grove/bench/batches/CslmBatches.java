@@ -2,6 +2,7 @@ package io.grove.bench.batches;
 
 import io.grove.bench.ThreadContext;
 import io.grove.bench.ordered.ByteKey;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -12,7 +13,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * batches (striped locks taken in order, the lock-based design Grove's batches are measured against):
  * {@value #STRIPES} read-write locks by key hash; a batch takes the write locks of its keys' stripes in stripe
  * order, applies its operations and releases them (two-phase locking: atomic), a get takes its stripe's read lock,
- * a put its write lock.
+ * a put its write lock, a snapshot scan or get all the read locks, in order (a consistent view).
  */
 final class CslmBatches implements BatchStore {
     static final int STRIPES = 64;
@@ -99,6 +100,57 @@ final class CslmBatches implements BatchStore {
         }
         c.sink += value[BatchCodec.STAMP + 7];
         return true;
+    }
+
+    /** The speed reference scans weakly consistently; the baseline under every stripe's read lock, in order. */
+    @Override
+    public void snapshotScan(BatchThread t, int count, ThreadContext c) {
+        lockAll();
+        try {
+            Iterator<Map.Entry<ByteKey, byte[]>> entries =
+                    map.tailMap(new ByteKey(t.key), true).entrySet().iterator();
+            for (int i = 0; i < count && entries.hasNext(); i++) {
+                Map.Entry<ByteKey, byte[]> e = entries.next();
+                if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey().bytes))) {
+                    c.mismatches++;
+                }
+                c.sink += e.getValue()[BatchCodec.STAMP + 7];
+            }
+        } finally {
+            unlockAll();
+        }
+    }
+
+    /** The speed reference gets; the baseline gets under every stripe's read lock (what a snapshot costs it). */
+    @Override
+    public void snapshotGet(long id, BatchThread t, ThreadContext c) {
+        lockAll();
+        try {
+            byte[] value = map.get(new ByteKey(t.key));
+            if (value == null) {
+                c.misses++;
+            } else if (!BatchCodec.matches(value, id)) {
+                c.mismatches++;
+            }
+        } finally {
+            unlockAll();
+        }
+    }
+
+    private void lockAll() {
+        if (stripes != null) {
+            for (ReentrantReadWriteLock stripe : stripes) {
+                stripe.readLock().lock();
+            }
+        }
+    }
+
+    private void unlockAll() {
+        if (stripes != null) {
+            for (ReentrantReadWriteLock stripe : stripes) {
+                stripe.readLock().unlock();
+            }
+        }
     }
 
     @Override

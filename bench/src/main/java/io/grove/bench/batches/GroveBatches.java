@@ -1,5 +1,6 @@
 package io.grove.bench.batches;
 
+import io.grove.GroveSnapshot;
 import io.grove.GroveSortedMap;
 import io.grove.WriteBatch;
 import io.grove.ZeroCopySortedMap;
@@ -7,6 +8,7 @@ import io.grove.bench.ThreadContext;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
 import java.util.ConcurrentModificationException;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -17,8 +19,10 @@ final class GroveBatches implements BatchStore {
     private final GroveSortedMap<byte[], byte[]> map;
     private final ZeroCopySortedMap<byte[], byte[]> zc;
 
-    GroveBatches(long memoryLimit) {
-        this.map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit).build();
+    GroveBatches(long memoryLimit, boolean snapshots) {
+        GroveSortedMap.Builder<byte[], byte[]> builder =
+                GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit);
+        this.map = (snapshots ? builder.snapshots() : builder).build();
         this.zc = map.zc();
     }
 
@@ -61,6 +65,32 @@ final class GroveBatches implements BatchStore {
                 return true;
             } catch (ConcurrentModificationException replaced) {
                 c.readRetries++;
+            }
+        }
+    }
+
+    @Override
+    public void snapshotScan(BatchThread t, int count, ThreadContext c) {
+        try (GroveSnapshot<byte[], byte[]> snapshot = map.snapshot()) {
+            Iterator<Map.Entry<byte[], byte[]>> entries = snapshot.tailMap(t.key, true).entrySet().iterator();
+            for (int i = 0; i < count && entries.hasNext(); i++) {
+                Map.Entry<byte[], byte[]> e = entries.next();
+                if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey()))) {
+                    c.mismatches++;
+                }
+                c.sink += e.getValue()[BatchCodec.STAMP + 7];
+            }
+        }
+    }
+
+    @Override
+    public void snapshotGet(long id, BatchThread t, ThreadContext c) {
+        try (GroveSnapshot<byte[], byte[]> snapshot = map.snapshot()) {
+            byte[] value = snapshot.get(t.key);
+            if (value == null) {
+                c.misses++;
+            } else if (!BatchCodec.matches(value, id)) {
+                c.mismatches++;
             }
         }
     }

@@ -9,8 +9,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The batch family's contenders end with as many entries as each other after the same operations, every value
- * whole and at its key, and the family's checks catch a value written at the wrong key.
+ * The batch family's contenders end with as many entries as each other after the same operations (batches, gets,
+ * puts, snapshot scans and gets), every value whole and at its key, and the family's checks catch a value written at
+ * the wrong key.
  */
 class BatchFamilyTest {
     private static final int IDS = 20_000;
@@ -19,7 +20,7 @@ class BatchFamilyTest {
 
     @Test
     void everyContenderEndsWithTheSameSizeAndSoundEntries() {
-        try (GroveBatches grove = new GroveBatches(64L << 20); CslmBatches cslm = new CslmBatches(false);
+        try (GroveBatches grove = new GroveBatches(64L << 20, true); CslmBatches cslm = new CslmBatches(false);
                 CslmBatches locked = new CslmBatches(true)) {
             for (BatchStore store : List.of(grove, cslm, locked)) {
                 BatchFamily family = BatchFamily.INSTANCE;
@@ -32,7 +33,7 @@ class BatchFamilyTest {
                     family.perform(store, op, ThreadContext.below(c.nextLong(), IDS), c);
                 }
                 assertEquals(0, c.mismatches, "values read that are not their key's");
-                assertTrue(c.misses > 0 && c.misses < 1_000, "gets of absent ids: " + c.misses);
+                assertTrue(c.misses > 0 && c.misses < 2_000, "gets of absent ids: " + c.misses);
                 assertEquals(0, family.verify(store, CONFIG));
             }
             assertEquals(cslm.size(), grove.size());
@@ -43,7 +44,7 @@ class BatchFamilyTest {
 
     @Test
     void aValueOfAnotherKeyIsCaught() {
-        try (GroveBatches grove = new GroveBatches(64L << 20); CslmBatches cslm = new CslmBatches(false)) {
+        try (GroveBatches grove = new GroveBatches(64L << 20, false); CslmBatches cslm = new CslmBatches(false)) {
             for (BatchStore store : List.of(grove, cslm)) {
                 BatchThread t = new BatchThread(1);
                 BatchCodec.setKey(t.key, 5);

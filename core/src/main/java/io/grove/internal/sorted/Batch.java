@@ -4,19 +4,24 @@ package io.grove.internal.sorted;
  * What other threads see of one attempt of an atomic batch ({@link BatchUpdates}): its id, which the value headers
  * it claims carry, its status, and, once it committed, which value replaces each value it claimed.
  *
- * <p>The status goes from {@link #PENDING} to {@link #COMMITTED} (one release store: the linearization point of
- * the whole batch) or to {@link #ABORTED} (the attempt gives its claims back and the batch starts over with a new
- * attempt). The replacements are recorded before the commit, in an open-addressed table keyed by the claimed
- * value's reference (never 0), and never change after it, so a thread that reads {@code COMMITTED} (acquire) finds
- * them complete.
+ * <p>The status goes from {@link #PENDING} to {@link #COMMITTED} (one release store: the linearization point of the
+ * whole batch) or to {@link #ABORTED} (the attempt gives its claims back and the batch starts over with a new attempt).
+ * In a map that takes snapshots, the commit passes through {@link #COMMITTING} while the batch reads its commit time
+ * (the time of all its values, {@link Versions}) and stamps its values: plain readers and writers take it for pending,
+ * snapshot readers wait until it is {@code COMMITTED}, when {@link #time} is set. The replacements are recorded before
+ * the commit, in an open-addressed table keyed by the claimed value's reference (never 0), and never change after it,
+ * so a thread that reads {@code COMMITTED} (acquire) finds them complete.
  */
 final class Batch {
     static final int PENDING = 0;
     static final int COMMITTED = 1;
     static final int ABORTED = 2;
+    static final int COMMITTING = 3;
 
     final long id;
     private volatile int status = PENDING;
+    /** The commit time, set before the status becomes {@link #COMMITTED} (a map that takes snapshots). */
+    private long time;
     /** Claimed value references (0: free place) and, at the same index, the value replacing each (0: none). */
     private final long[] claimed;
     private final long[] replacements;
@@ -39,9 +44,22 @@ final class Batch {
         replacements[at] = next;
     }
 
-    /** The batch takes effect: every value it claimed is replaced by its replacement from now on. */
-    void commit() {
+    /** Announces the commit to snapshot readers, before the commit time is read. */
+    void beginCommit() {
+        status = COMMITTING;
+    }
+
+    /**
+     * The batch takes effect: every value it claimed is replaced by its replacement from now on, written at
+     * {@code time} for snapshots.
+     */
+    void commit(long time) {
+        this.time = time;
         status = COMMITTED;
+    }
+
+    long time() {
+        return time;
     }
 
     void abort() {

@@ -152,6 +152,8 @@ final class BatchUpdates<K, V> {
                 V value = valueList.get(p.source[k]);
                 if (value != null) {
                     p.fresh[k] = values.write(value, view);
+                } else if (values.versions != null) {
+                    p.fresh[k] = values.placeholder(ValueHeader.UNLOCKED_PLACEHOLDER); // a tombstone, if needed
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -189,10 +191,7 @@ final class BatchUpdates<K, V> {
                     }
                 }
                 if (stop == Stop.DONE) {
-                    for (int i = 0; i < p.count; i++) {
-                        batch.add(p.claimed[i], p.fresh[i]);
-                    }
-                    batch.commit();
+                    commit(s, batch, p);
                     p.committed = true;
                     List<Chunk> compact = install(s, p);
                     map.batches.end(batch);
@@ -210,6 +209,47 @@ final class BatchUpdates<K, V> {
         } finally {
             s.release();
         }
+    }
+
+    /**
+     * Records each claimed value's replacement and commits. In a map that takes snapshots, the batch's values all
+     * get the commit time, read between {@link Batch#beginCommit} and the commit (see {@link Batch}), and each
+     * keeps the value it replaces as its previous version if a snapshot older than the commit is open
+     * ({@link Versions}; that a value's previous is the claimed value tells the install it is kept); a removal
+     * then leaves a tombstone, else it leaves no value and its tombstone slice is dropped. The values are still
+     * private: readers reach them only once the status is {@code COMMITTED}.
+     */
+    private void commit(Scratch s, Batch batch, Prepared p) {
+        Versions versions = values.versions;
+        if (versions == null) {
+            for (int i = 0; i < p.count; i++) {
+                batch.add(p.claimed[i], p.fresh[i]);
+            }
+            batch.commit(0);
+            return;
+        }
+        batch.beginCommit();
+        long time = SnapshotRegistry.now();
+        long oldest = versions.oldestAfter(s, time);
+        for (int i = 0; i < p.count; i++) {
+            long claimed = p.claimed[i];
+            long fresh = p.fresh[i];
+            versions.setVersion(fresh, time);
+            if (oldest < time && versions.hasHistory(claimed, p.headers[i])) {
+                versions.setPrevious(fresh, claimed);
+                versions.prune(fresh, true); // (the claim makes this batch the owner of the claimed value's chain)
+            } else {
+                versions.free(versions.previous(claimed)); // no open snapshot reads it, nor can a later one
+                versions.setPrevious(claimed, 0);
+            }
+            if (ValueHeader.isPlaceholder(values.header(fresh)) && versions.previous(fresh) == 0) {
+                pool.deletePrivate(fresh); // a tombstone that hides nothing any snapshot reads
+                fresh = 0;
+                p.fresh[i] = 0;
+            }
+            batch.add(claimed, fresh);
+        }
+        batch.commit(time);
     }
 
     /** Claims key {@code i} for {@code batch}: {@link Stop#DONE}, or why not (see the class notes). */
@@ -285,7 +325,7 @@ final class BatchUpdates<K, V> {
     private void abort(Batch batch, Prepared p, int claimed) {
         batch.abort();
         for (int i = claimed - 1; i >= 0; i--) {
-            values.releaseClaim(p.claimed[i], p.headers[i]);
+            values.restore(p.claimed[i], p.headers[i]);
         }
         map.batches.end(batch);
     }

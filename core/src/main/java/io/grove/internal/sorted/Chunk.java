@@ -61,6 +61,8 @@ final class Chunk {
     private static final VarHandle PENDING;
     private static final VarHandle STATE;
     private static final VarHandle LIVE;
+    private static final VarHandle TOMBSTONES;
+    private static final VarHandle VERSIONED;
 
     static {
         try {
@@ -70,6 +72,8 @@ final class Chunk {
             PENDING = l.findVarHandle(Chunk.class, "pending", int.class);
             STATE = l.findVarHandle(Chunk.class, "state", int.class);
             LIVE = l.findVarHandle(Chunk.class, "live", int.class);
+            TOMBSTONES = l.findVarHandle(Chunk.class, "tombstones", int.class);
+            VERSIONED = l.findVarHandle(Chunk.class, "versioned", VersionedEntries.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -99,6 +103,10 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile int state;
     /** Entries with a value. */
     @SuppressWarnings("unused") private volatile int live;
+    /** Entries whose value is a tombstone: a removal an open snapshot must not see ({@link Versions}). */
+    @SuppressWarnings("unused") private volatile int tombstones;
+    /** The entries whose values may have older versions (a map that takes snapshots), made on first use. */
+    @SuppressWarnings("unused") private volatile VersionedEntries versioned;
     /** The chunk whose rebalance froze this one (itself, or a neighbour that engaged it); null until recorded. */
     private volatile Chunk frozenFor;
 
@@ -399,6 +407,36 @@ final class Chunk {
 
     void addLive(int delta) {
         LIVE.getAndAdd(this, delta);
+    }
+
+    /** Sets the counts of a new chunk's entries that a live count leaves out: their tombstones. */
+    void setTombstones(int count) {
+        TOMBSTONES.setVolatile(this, count);
+    }
+
+    void addTombstones(int delta) {
+        TOMBSTONES.getAndAdd(this, delta);
+    }
+
+    int tombstones() {
+        return (int) TOMBSTONES.getVolatile(this);
+    }
+
+    /** The notes of the entries whose values may have older versions, for the sweep after a snapshot's close. */
+    VersionedEntries versioned() {
+        VersionedEntries v = (VersionedEntries) VERSIONED.getAcquire(this);
+        if (v == null) {
+            v = new VersionedEntries(capacity);
+            VersionedEntries witness = (VersionedEntries) VERSIONED.compareAndExchange(this, null, v);
+            v = witness == null ? v : witness;
+        }
+        return v;
+    }
+
+    /** Whether an entry's value may have older versions. */
+    boolean mayHoldVersions() {
+        VersionedEntries v = (VersionedEntries) VERSIONED.getAcquire(this);
+        return v != null && !v.isEmpty();
     }
 
     int live() {

@@ -53,6 +53,8 @@ final class ChunkMap<K, V> {
     static final int FROZEN = -2;
     /** What {@link #enterToClaim} returns when the probe's chunk has no room for its entry. */
     static final int FULL = -3;
+    /** The most rounds through the index a sweep of older versions makes when it meets frozen chunks. */
+    private static final int SWEEP_ROUNDS = 64;
 
     final Pool pool;
     final Serializer<K> keySerializer;
@@ -67,15 +69,19 @@ final class ChunkMap<K, V> {
     final CallRegistry calls = new CallRegistry();
     /** The atomic batches that claim values now. */
     final BatchTable batches = new BatchTable();
+    /** Snapshot closes since the running sweep of older versions started; 0 while none runs. */
+    private final java.util.concurrent.atomic.AtomicInteger sweepRequests =
+            new java.util.concurrent.atomic.AtomicInteger();
 
-    ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize) {
+    ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize,
+            boolean versioned) {
         this.pool = pool;
         this.keySerializer = keySerializer;
-        this.values = new Values<>(pool, valueSerializer, closing, calls, batches);
+        this.values = new Values<>(pool, valueSerializer, closing, calls, batches, versioned);
         this.keys = new Keys(pool, order);
         this.index = new ChunkIndex(new Chunk(null, null, PrefixPlan.contiguous(0),
                 Rebalancer.capacityFor(0, chunkSize), new long[0], new int[0], new long[0], new long[0], 0, 0));
-        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls);
+        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls, values);
         this.entryUpdates = new EntryUpdates<>(pool, values, rebalancer, calls);
         this.scratch = new ScratchPool<>(() -> new Scratch(values));
     }
@@ -113,6 +119,23 @@ final class ChunkMap<K, V> {
      * batch may have put there but not yet installed in the entry), or 0.
      */
     long valueRefOf(Scratch s) {
+        while (true) {
+            long head = headOf(s);
+            if (head == 0) {
+                return 0;
+            }
+            long present = values.presentValue(head);
+            if (present != -1) {
+                return present;
+            }
+        }
+    }
+
+    /**
+     * The value reference the probe's key's entry holds (any value: a placeholder, a claimed one...), or 0 if it
+     * has no entry or no value.
+     */
+    private long headOf(Scratch s) {
         if (!s.keyFits()) {
             return 0; // larger than any key slice: not in the map
         }
@@ -126,16 +149,21 @@ final class ChunkMap<K, V> {
             }
             s.searched = c;
             s.searchedWindow = window;
-            if (e == Chunk.NONE) {
+            return e == Chunk.NONE ? 0 : c.valueRef(e);
+        }
+    }
+
+    /** The version of the probe's key's value {@code snapshot} reads (see {@link Values#versionAt}), or 0. */
+    private long versionRefOf(Scratch s, Snapshot snapshot) {
+        while (true) {
+            snapshot.check();
+            long head = headOf(s);
+            if (head == 0) {
                 return 0;
             }
-            long old = c.valueRef(e);
-            if (old == 0) {
-                return 0;
-            }
-            long present = values.presentValue(old);
-            if (present != -1) {
-                return present;
+            long version = values.versionAt(head, snapshot);
+            if (version != -1) {
+                return version;
             }
         }
     }
@@ -153,7 +181,7 @@ final class ChunkMap<K, V> {
     /** A handle on the value's bytes. */
     private static final ValueAction HANDLE = (map, s, ref) -> {
         try {
-            return new SliceHandle(map.pool, map.values).pointAt(ref, ValueHeader.HEADER, -1, ValueHeader.STAMP);
+            return new SliceHandle(map.pool, map.values).pointAt(ref, map.values.headerSize, -1, ValueHeader.STAMP);
         } catch (ConcurrentModificationException gone) {
             return Values.RETRY;
         }
@@ -178,12 +206,27 @@ final class ChunkMap<K, V> {
         }
     }
 
-    V get(K key) {
+    /** The value of {@code key}, now or ({@code snapshot} not null) as {@code snapshot} sees it. */
+    V get(K key, Snapshot snapshot) {
         Scratch s = begin(key);
         try {
-            return get(s);
+            return snapshot == null ? get(s) : get(s, snapshot);
         } finally {
             s.release();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private V get(Scratch s, Snapshot snapshot) {
+        while (true) {
+            long version = versionRefOf(s, snapshot);
+            if (version == 0) {
+                return null;
+            }
+            Object value = values.readVersion(version, s.valueView);
+            if (value != Values.RETRY) {
+                return (V) value;
+            }
         }
     }
 
@@ -192,10 +235,10 @@ final class ChunkMap<K, V> {
         return (V) lookUp(s, READ);
     }
 
-    boolean containsKey(K key) {
+    boolean containsKey(K key, Snapshot snapshot) {
         Scratch s = begin(key);
         try {
-            return valueRefOf(s) != 0;
+            return (snapshot == null ? valueRefOf(s) : versionRefOf(s, snapshot)) != 0;
         } finally {
             s.release();
         }
@@ -445,9 +488,15 @@ final class ChunkMap<K, V> {
         }
     }
 
-    Cursor cursor(boolean descending, boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
+    /** A cursor over the range, reading the values now or ({@code snapshot} not null) as {@code snapshot} sees them. */
+    Cursor cursor(Snapshot snapshot, boolean descending, boolean copyKeys, Key lo, boolean loInclusive, Key hi,
+            boolean hiInclusive) {
         checkOpen();
-        return new Cursor(keys, index, values, closing, descending, copyKeys, lo, loInclusive, hi, hiInclusive);
+        if (snapshot != null) {
+            snapshot.check();
+        }
+        return new Cursor(keys, index, values, closing, snapshot, descending, copyKeys, lo, loInclusive, hi,
+                hiInclusive);
     }
 
     /**
@@ -458,12 +507,14 @@ final class ChunkMap<K, V> {
     V currentValue(Cursor cursor) {
         Scratch s = scratch.acquire();
         try {
-            Object value = values.read(cursor.valueRef(), s.valueView);
+            Snapshot snapshot = cursor.snapshot;
+            Object value = snapshot == null ? values.read(cursor.valueRef(), s.valueView)
+                    : values.readVersion(cursor.valueRef(), s.valueView);
             if (value != Values.RETRY) {
                 return (V) value;
             }
             s.setKeyBytes(cursor.keySegment(), cursor.keyLength());
-            return get(s);
+            return snapshot == null ? get(s) : get(s, snapshot);
         } finally {
             s.release();
         }
@@ -549,9 +600,166 @@ final class ChunkMap<K, V> {
             if (value != 0) {
                 long locked = values.lockUnlessGone(value); // (no batch claims a value once the batches ended)
                 if (locked >= 0) {
+                    long older = values.versions != null ? values.versions.previous(value) : 0;
                     values.retire(value, locked);
+                    if (older != 0) {
+                        values.versions.free(older);
+                    }
                 }
             }
         }
+    }
+
+    // ---- snapshots
+
+    /** Opens a snapshot of the map as it is now (a map built to take snapshots). */
+    Snapshot openSnapshot() {
+        checkOpen();
+        if (values.versions == null) {
+            throw new UnsupportedOperationException("the map was not built to take snapshots: build it with "
+                    + "GroveSortedMap.Builder.snapshots()");
+        }
+        SnapshotRegistry registry = values.versions.registry;
+        int slot = registry.register();
+        return new Snapshot(this, slot, registry.timeOf(slot));
+    }
+
+    /**
+     * Closes a snapshot's registration, then frees the versions no open snapshot reads any more
+     * ({@link #sweepVersions}); not from inside a user function (the sweep could wait for its own lock): the next
+     * close or write sees to them then.
+     */
+    void closeSnapshot(int slot) {
+        values.versions.registry.deregister(slot);
+        if (closing.isClosed() || pool.isClosed() || calls.callerInside()) {
+            return;
+        }
+        // One sweeper at a time, and a sweep after every close: a close during a sweep makes the sweeper go round
+        // again (the entries it found still read by the closing snapshot, it noted again after it visited them).
+        if (sweepRequests.getAndIncrement() != 0) {
+            return;
+        }
+        for (int seen = 1; ; ) {
+            sweepVersions();
+            if (sweepRequests.compareAndSet(seen, 0)) {
+                return;
+            }
+            seen = sweepRequests.get();
+        }
+    }
+
+    /**
+     * Frees the versions and tombstones no open snapshot reads ({@link Versions#prune}) in the entries each chunk
+     * noted as holding older versions ({@link VersionedEntries}), each under its key's value lock, published in the
+     * chunk like an update (installing a committed batch's value, or waiting for a pending one, as updates do). A
+     * chunk frozen meanwhile is passed, and the sweep goes through the index again once that round ends: the
+     * rebalance notes the entries in the replacements ({@link Rebalancer}); after {@value #SWEEP_ROUNDS} rounds that
+     * each met a frozen chunk, what is left waits for the next sweep or write of the key.
+     */
+    private void sweepVersions() {
+        Scratch s = scratch.acquire();
+        try {
+            EntrySweep sweep = new EntrySweep(s);
+            boolean passed = true;
+            for (int round = 0; passed && round < SWEEP_ROUNDS; round++) {
+                passed = false;
+                for (Chunk c : index.snapshot()) {
+                    passed |= !sweep.chunk(c);
+                }
+            }
+        } finally {
+            s.release();
+        }
+    }
+
+    /** One sweep's visits of noted entries, and the entries it leaves with versions, to note again. */
+    private final class EntrySweep implements VersionedEntries.Visit {
+        private final Scratch s;
+        private Chunk chunk;
+        private int[] left = new int[16];
+        private int leftCount;
+
+        EntrySweep(Scratch s) {
+            this.s = s;
+        }
+
+        /** Sweeps chunk {@code c}'s noted entries; {@code false} if it is frozen (its replacements note them). */
+        boolean chunk(Chunk c) {
+            if (!c.mayHoldVersions()) {
+                return true;
+            }
+            if (!c.publish()) {
+                return false;
+            }
+            chunk = c;
+            leftCount = 0;
+            s.outcome.reset();
+            try {
+                VersionedEntries noted = c.versioned();
+                if (noted.takeAll()) {
+                    for (int e = c.first(); e != Chunk.NONE; e = c.next(e)) {
+                        entry(e);
+                    }
+                }
+                noted.take(this);
+                for (int i = 0; i < leftCount; i++) {
+                    noted.note(left[i]);
+                }
+            } finally {
+                c.unpublish();
+            }
+            if (s.outcome.compact) {
+                rebalancer.compact(c);
+            }
+            return true;
+        }
+
+        @Override
+        public void entry(int e) {
+            if (sweep(s, chunk, e)) {
+                if (leftCount == left.length) {
+                    left = java.util.Arrays.copyOf(left, 2 * leftCount);
+                }
+                left[leftCount++] = e;
+            }
+        }
+    }
+
+    /**
+     * Unlinks and frees the older versions of entry {@code e}'s value that no open snapshot reads, and takes out a
+     * tombstone that then hides nothing; returns whether older versions are left.
+     */
+    private boolean sweep(Scratch s, Chunk c, int e) {
+        Versions versions = values.versions;
+        long head;
+        long locked;
+        for (int attempt = 0; ; attempt++) { // as an update does (EntryUpdates#apply)
+            head = c.valueRef(e);
+            if (head == 0 || versions.previous(head) == 0) {
+                return false;
+            }
+            locked = values.lockUnlessGone(head);
+            if (locked == Values.CLAIMED_COMMITTED) {
+                long next = values.replacementOf(head);
+                if (next != -1) {
+                    s.outcome.compact |= entryUpdates.install(c, e, head, next);
+                }
+            } else if (locked == Values.WAIT) {
+                Backoff.pause(attempt); // a pending batch: it commits or gives its claims up within its patience
+            } else if (locked != -1) {
+                break;
+            }
+        }
+        boolean tombstone = versions.isTombstone(head, locked);
+        versions.prune(head, false);
+        if (tombstone && versions.previous(head) == 0) { // (a tombstone stays one only while it hides something)
+            c.casValue(e, head, 0);
+            values.retire(head, locked);
+            c.addTombstones(-1);
+            s.outcome.compact |= rebalancer.shouldCompact(c);
+            return false;
+        }
+        values.restore(head, locked - 1); // (the value did not change)
+        return versions.previous(head) != 0;
     }
 }

@@ -17,6 +17,10 @@ final class Closing {
         return true;
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     /** Throws {@link IllegalStateException} if the map was closed. */
     void check() {
         if (closed) {

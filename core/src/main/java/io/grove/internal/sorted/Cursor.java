@@ -53,6 +53,8 @@ final class Cursor {
     private final Values<?> values;
     /** A closed map's chunks stay in the index, retired: a cursor that finds one replaced checks this first. */
     private final Closing closing;
+    /** The snapshot whose versions the cursor reads, or {@code null} for the values now. */
+    final Snapshot snapshot;
     private final boolean descending;
     /** Whether each emitted key is copied to the heap ({@link #keySegment}); otherwise copied only on demand. */
     private final boolean copyKeys;
@@ -109,12 +111,13 @@ final class Cursor {
     @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
     private long touched;
 
-    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, boolean descending, boolean copyKeys,
-            Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
+    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, Snapshot snapshot, boolean descending,
+            boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         this.keys = keys;
         this.index = index;
         this.values = values;
         this.closing = closing;
+        this.snapshot = snapshot;
         this.descending = descending;
         this.copyKeys = copyKeys;
         this.lo = lo;
@@ -152,10 +155,17 @@ final class Cursor {
                 next = following(true);
                 continue;
             }
-            int length = values.presentLength(value);
-            while (length == Values.REPLACED) { // a committed batch's value, maybe not yet installed
-                value = values.replacementOf(value);
-                length = value > 0 ? values.presentLength(value) : value == 0 ? Values.ABSENT : Values.GONE;
+            int length;
+            if (snapshot != null) {
+                value = values.versionAt(value, snapshot);
+                int live = value > 0 ? values.pool().liveLength(value) : -1;
+                length = live >= 0 ? live : value == 0 ? Values.ABSENT : Values.GONE;
+            } else {
+                length = values.presentLength(value);
+                while (length == Values.REPLACED) { // a committed batch's value, maybe not yet installed
+                    value = values.replacementOf(value);
+                    length = value > 0 ? values.presentLength(value) : value == 0 ? Values.ABSENT : Values.GONE;
+                }
             }
             if (length == Values.GONE) {
                 // The value left the entry after we read its reference: read the entry again. A replaced chunk's

@@ -122,15 +122,78 @@ final class EntryUpdates<K, V> {
      * installed it first; then retires {@code old}. Returns whether the chunk should then be compacted.
      */
     boolean install(Chunk c, int e, long old, long next) {
+        Versions versions = values.versions;
+        long oldHeader = values.header(old);
+        boolean oldTombstone = versions != null && versions.isTombstone(old, oldHeader);
+        boolean nextTombstone = versions != null && next != 0 && ValueHeader.isPlaceholder(values.header(next));
+        // (the batch chose at its commit whether a snapshot reads the claimed value, then next's previous is it, and
+        // dealt with the versions behind it: BatchUpdates#commit)
+        boolean kept = versions != null && next != 0 && versions.previous(next) == old;
         if (!c.casValue(e, old, next)) {
             return false;
         }
-        values.retireClaimed(old);
-        if (next == 0) {
-            c.addLive(-1); // (a batch's placeholder counts as live: see the class notes)
-            return rebalancer.shouldCompact(c);
+        values.retireClaimed(old, oldHeader, kept);
+        if (next != 0 && versions != null && versions.previous(next) != 0) {
+            c.versioned().note(e);
         }
-        return false;
+        if (nextTombstone != oldTombstone) {
+            c.addTombstones(nextTombstone ? 1 : -1);
+        }
+        int live = (next == 0 || nextTombstone ? 0 : 1) - (oldTombstone ? 0 : 1);
+        if (live != 0) {
+            c.addLive(live); // (a batch's placeholder counts as live: see the class notes)
+        }
+        return live < 0 && rebalancer.shouldCompact(c);
+    }
+
+    /**
+     * Replaces value {@code old} of entry {@code e}, which this thread holds locked as {@code locked}, by
+     * {@code next} (0: none), and retires {@code old}; in a map that takes snapshots, stamps {@code next} and keeps
+     * {@code old} as its previous version if an open snapshot may read it, and a removal then leaves a tombstone.
+     * Returns what the entry holds now. May throw before changing anything ({@link GroveOutOfMemoryException} for
+     * a tombstone): the caller still holds the lock then.
+     */
+    private long replace(Scratch s, Chunk c, int e, long old, long locked, long next) {
+        Versions versions = values.versions;
+        if (versions == null) {
+            c.casValue(e, old, next);
+            values.retire(old, locked);
+            return next;
+        }
+        versions.settle(old); // (an insert's value may still be pending: its time must come before ours)
+        boolean noted = versions.previous(old) != 0; // (then its entry is noted already: VersionedEntries)
+        long time = SnapshotRegistry.now();
+        boolean history = versions.oldestAfter(s, time) < time && versions.hasHistory(old, locked);
+        if (next == 0 && history) {
+            next = values.placeholder(ValueHeader.UNLOCKED_PLACEHOLDER); // a tombstone
+        }
+        boolean oldStays = false;
+        if (next != 0) {
+            versions.setVersion(next, time);
+            versions.setPrevious(next, history ? old : 0);
+            oldStays = history && versions.prune(next, true);
+            if (ValueHeader.isPlaceholder(values.header(next)) && versions.previous(next) == 0) {
+                pool.deletePrivate(next); // a tombstone that hides nothing any snapshot reads
+                next = 0;
+            }
+        }
+        long older = history ? 0 : versions.previous(old); // (history: what is behind old is next's now)
+        c.casValue(e, old, next);
+        if (oldStays) {
+            values.supersede(old, locked);
+        } else {
+            values.retire(old, locked);
+            versions.free(older);
+        }
+        if (next != 0 && versions.previous(next) != 0 && !noted) {
+            c.versioned().note(e);
+        }
+        return next;
+    }
+
+    /** Whether value {@code ref} (header {@code header}) is a tombstone, which no live count includes. */
+    private boolean isTombstone(long ref, long header) {
+        return values.versions != null && values.versions.isTombstone(ref, header);
     }
 
     /**
@@ -141,20 +204,29 @@ final class EntryUpdates<K, V> {
             long held, long heldLocked) {
         switch (op.ifAbsent) {
             case INSERT -> {
-                if (!c.casValue(e, held, fresh)) {
-                    return AGAIN; // (held 0: another update gave the key a value first)
-                }
-                if (held != 0) {
-                    values.retire(held, heldLocked);
-                } else {
+                if (held == 0) {
+                    if (!c.casValue(e, 0, fresh)) {
+                        return AGAIN; // another update gave the key a value first
+                    }
+                    if (values.versions != null) {
+                        values.versions.settle(fresh); // (it went in pending: see Versions)
+                    }
                     c.addLive(1);
+                } else {
+                    boolean tombstone = isTombstone(held, heldLocked);
+                    replace(s, c, e, held, heldLocked, fresh);
+                    if (tombstone) {
+                        c.addTombstones(-1);
+                        c.addLive(1);
+                    }
                 }
                 s.outcome.freshUsed = true;
                 return op.result(false, null, value, true);
             }
             case FUNCTION -> {
                 if (held != 0) {
-                    return computeAbsent(s, c, e, op, held, heldLocked, true, key, function);
+                    return computeAbsent(s, c, e, op, held, heldLocked, !isTombstone(held, heldLocked), key,
+                            function);
                 }
                 long placeholder = values.placeholder(ValueHeader.LOCKED_PLACEHOLDER);
                 if (!c.casValue(e, 0, placeholder)) {
@@ -166,10 +238,7 @@ final class EntryUpdates<K, V> {
             }
             default -> {
                 if (held != 0) {
-                    c.casValue(e, held, 0);
-                    values.retire(held, heldLocked);
-                    c.addLive(-1);
-                    s.outcome.compact |= rebalancer.shouldCompact(c);
+                    takeOut(s, c, e, held, heldLocked, true);
                 }
                 return op.result(false, null, null, false);
             }
@@ -203,11 +272,13 @@ final class EntryUpdates<K, V> {
                 replacement = next == value && fresh != 0 ? fresh : values.write((V) next, s.writeView);
                 s.outcome.freshUsed = replacement == fresh;
             }
-            c.casValue(e, old, replacement);
+            long now = replace(s, c, e, old, locked, replacement);
             held = false;
-            values.retire(old, locked);
             if (next == null) {
                 c.addLive(-1);
+                if (now != 0) {
+                    c.addTombstones(1);
+                }
                 s.outcome.compact |= rebalancer.shouldCompact(c);
             }
             return op.result(true, current, next, true);
@@ -230,23 +301,40 @@ final class EntryUpdates<K, V> {
         try {
             V next = call(op, function, key, null, null, placeholder, c);
             if (next != null) {
-                c.casValue(e, placeholder, values.write(next, s.writeView));
+                boolean tombstone = isTombstone(placeholder, locked);
+                replace(s, c, e, placeholder, locked, values.write(next, s.writeView));
+                installed = true;
                 if (!counted) {
                     c.addLive(1);
                 }
-                installed = true;
+                if (tombstone) {
+                    c.addTombstones(-1);
+                }
             }
             return op.result(false, null, next, installed);
         } finally {
             if (!installed) {
-                c.casValue(e, placeholder, 0);
-                if (counted) {
-                    c.addLive(-1);
-                }
-                s.outcome.compact |= rebalancer.shouldCompact(c);
+                takeOut(s, c, e, placeholder, locked, counted);
             }
-            values.retire(placeholder, locked);
         }
+    }
+
+    /**
+     * Takes placeholder {@code held}, locked as {@code locked} and {@code counted} live or not, out of entry
+     * {@code e}, which is left without a value; but a tombstone stays (an open snapshot may read what it hides)
+     * and is only unlocked.
+     */
+    private void takeOut(Scratch s, Chunk c, int e, long held, long locked, boolean counted) {
+        if (isTombstone(held, locked)) {
+            values.restore(held, locked - 1); // (unchanged: the header it had, absent flag kept)
+            return;
+        }
+        c.casValue(e, held, 0);
+        values.retire(held, locked);
+        if (counted) {
+            c.addLive(-1);
+        }
+        s.outcome.compact |= rebalancer.shouldCompact(c);
     }
 
     /**
@@ -276,12 +364,23 @@ final class EntryUpdates<K, V> {
     private void updateInPlace(Scratch s, Chunk c, int e, long old, long locked,
             Consumer<? super ResizableView> computer) {
         SliceResizer resizer = s.resizer;
-        resizer.start(old, ValueHeader.HEADER);
+        resizer.start(old, values.headerSize);
         SegmentView view = s.writeView;
+        Versions versions = values.versions;
+        long time = 0;
+        boolean copy = false;
+        if (versions != null) {
+            versions.settle(old);
+            time = SnapshotRegistry.now();
+            copy = versions.oldestAfter(s, time) < time; // an open snapshot may read the value as it is
+        }
         CallRegistry.Slot call = calls.enter(old, c);
         boolean done = false;
         try {
             view.openJournaled(values.block(old), values.bytesOffset(old), values.size(old), resizer, s.journal);
+            if (copy) {
+                resizer.resize(view, view.size()); // the computer works on a private copy
+            }
             computer.accept(view);
             done = true;
         } finally {
@@ -294,9 +393,12 @@ final class EntryUpdates<K, V> {
                 resizer.abandon();
             }
             if (resizer.moved()) {
-                c.casValue(e, old, resizer.current());
-                values.retire(old, locked);
+                replace(s, c, e, old, locked, resizer.current());
             } else {
+                if (done && versions != null) {
+                    versions.setVersion(old, time); // (no open snapshot is older: see Versions)
+                    versions.prune(old, false);
+                }
                 values.unlock(old, locked);
             }
         }

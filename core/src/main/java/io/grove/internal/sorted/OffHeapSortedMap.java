@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.GroveSnapshot;
 import io.grove.GroveSortedMap;
 import io.grove.MemoryFootprint;
 import io.grove.WriteBatch;
@@ -19,9 +20,9 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     private final boolean ownsPool;
 
     public OffHeapSortedMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
-            Comparator<? super K> comparator, int chunkSize) {
+            Comparator<? super K> comparator, int chunkSize, boolean snapshots) {
         super(new ChunkMap<>(pool, keySerializer, valueSerializer, KeyOrder.of(comparator, keySerializer),
-                chunkSize), Range.all(), false, comparator != null ? comparator
+                chunkSize, snapshots), null, Range.all(), false, comparator != null ? comparator
                 : new SerializedOrder<>(keySerializer, pool.maxSliceSize()));
         this.ownsPool = ownsPool;
     }
@@ -35,6 +36,11 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     public WriteBatch<K, V> batch() {
         map.checkOpen();
         return new SortedWriteBatch<>(new BatchUpdates<>(map));
+    }
+
+    @Override
+    public GroveSnapshot<K, V> snapshot() {
+        return new SortedSnapshot<>(map, comparator());
     }
 
     @Override

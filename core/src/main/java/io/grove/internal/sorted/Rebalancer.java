@@ -76,8 +76,12 @@ final class Rebalancer {
     private final int minDead;
     /** Fewer live entries than this make a chunk under-full. */
     private final int underFull;
+    /** The values, to tell tombstones and older versions apart in a map that takes snapshots. */
+    private final Values<?> values;
 
-    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls) {
+    Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls,
+            Values<?> values) {
+        this.values = values;
         this.closing = closing;
         this.index = index;
         this.keys = keys;
@@ -106,7 +110,7 @@ final class Rebalancer {
     /** Whether {@code c}, where an operation just left an entry without a value, should be compacted. */
     boolean shouldCompact(Chunk c) {
         int allocated = c.allocated();
-        int dead = allocated - c.live();
+        int dead = allocated - c.live() - c.tombstones();
         return dead >= Math.max(c.tookInserts() ? minDead : 1, allocated / 2);
     }
 
@@ -139,7 +143,7 @@ final class Rebalancer {
         c.frozenFor(c);
         drain(c);
         Chunk before = engage(index.predecessor(c), c, false);
-        Chunk after = engage(index.successor(c), c, c.live() < underFull);
+        Chunk after = engage(index.successor(c), c, isUnderFull(c));
         Chunk[] old = before == null ? after == null ? new Chunk[] {c} : new Chunk[] {c, after}
                 : after == null ? new Chunk[] {before, c} : new Chunk[] {before, c, after};
         int allocated = 0;
@@ -170,6 +174,12 @@ final class Rebalancer {
         }
         Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
                 prefixPlans, valueRefs, live);
+        for (Chunk chunk : old) {
+            if (chunk.mayHoldVersions() || chunk.tombstones() > 0) {
+                countVersions(fresh, valueRefs);
+                break;
+            }
+        }
         index.replace(old, fresh);
         for (Chunk chunk : old) {
             chunk.markReplaced();
@@ -181,11 +191,20 @@ final class Rebalancer {
     }
 
     /**
+     * Whether {@code c} holds so few entries that it should be merged with a neighbour: entries that a rebalance
+     * keeps, with values or tombstones (counting only values, chunks of tombstones would be merged and split
+     * again for ever).
+     */
+    private boolean isUnderFull(Chunk c) {
+        return c.live() + c.tombstones() < underFull;
+    }
+
+    /**
      * Whether a rebalance of {@code c} merges {@code neighbour} in: it exists, it or (when {@code together})
      * {@code c} is under-full, and no operation of this thread is in it (it would never drain).
      */
     private boolean wanted(Chunk neighbour, boolean together) {
-        return neighbour != null && (together || neighbour.live() < underFull) && !calls.callerWithin(neighbour);
+        return neighbour != null && (together || isUnderFull(neighbour)) && !calls.callerWithin(neighbour);
     }
 
     /**
@@ -218,17 +237,41 @@ final class Rebalancer {
             if (wanted(predecessor, false)) {
                 return first; // which takes its under-full predecessor
             }
-            if (first.live() < underFull && !calls.callerWithin(predecessor)) {
+            if (isUnderFull(first) && !calls.callerWithin(predecessor)) {
                 return predecessor; // which takes its under-full successor
             }
         }
         Chunk last = fresh[fresh.length - 1];
         Chunk successor = index.successor(last);
         if (successor != null && successor.isActive() && !calls.callerWithin(last)
-                && wanted(successor, last.live() < underFull)) {
+                && wanted(successor, isUnderFull(last))) {
             return last;
         }
         return null;
+    }
+
+    /**
+     * In new chunks built from old ones whose entries hold tombstones or older versions: leaves the tombstones out
+     * of each chunk's live count (a chunk counts every entry with a value reference as live) and notes the entries
+     * with older versions for the sweep ({@link VersionedEntries}). The old chunks are drained, so no value of theirs
+     * changes its version words meanwhile.
+     */
+    private void countVersions(Chunk[] fresh, long[] valueRefs) {
+        Versions versions = values.versions;
+        int from = 0;
+        for (Chunk c : fresh) {
+            int tombstones = 0;
+            for (int i = from; i < from + c.sortedCount; i++) {
+                long ref = valueRefs[i];
+                tombstones += versions.isTombstone(ref, values.header(ref)) ? 1 : 0;
+                if (versions.previous(ref) != 0) {
+                    c.versioned().note(i - from); // (a new chunk's entries are its first, in order)
+                }
+            }
+            c.addLive(-tombstones);
+            c.setTombstones(tombstones);
+            from += c.sortedCount;
+        }
     }
 
     private Chunk[] build(Key min, Key upper, long[] keyRefs, int[] keyLengths, long[] keyPrefixes,

@@ -7,6 +7,8 @@ import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.UndoJournal;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Per-thread working memory of an ordered-map operation: the probe key serialized on the heap, reusable views and
@@ -16,6 +18,16 @@ import java.lang.foreign.MemorySegment;
  * gets another.
  */
 final class Scratch extends ScratchPool.Reusable {
+    private static final VarHandle TIME;
+
+    static {
+        try {
+            TIME = MethodHandles.lookup().findVarHandle(Scratch.class, "time", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final KeyBuffer key = new KeyBuffer();
     final SegmentView valueView = new SegmentView();
     final SegmentView writeView = new SegmentView();
@@ -31,9 +43,19 @@ final class Scratch extends ScratchPool.Reusable {
     Chunk searched;
     long searchedWindow;
     final EntryUpdates.Outcome outcome = new EntryUpdates.Outcome();
+    /** The last time this operation stamped on a version ({@link #publishTime}). */
+    @SuppressWarnings("unused") private long time;
 
     Scratch(Values<?> values) {
         this.resizer = new SliceResizer(values.pool());
+    }
+
+    /**
+     * Stores {@code time} by a volatile store, so the clock read it came from precedes the caller's next volatile
+     * reads ({@link SnapshotRegistry}).
+     */
+    void publishTime(long time) {
+        TIME.setVolatile(this, time);
     }
 
     void release() {

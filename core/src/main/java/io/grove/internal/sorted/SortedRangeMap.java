@@ -28,12 +28,16 @@ import java.util.function.Function;
  */
 class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
     final ChunkMap<K, V> map;
+    /** The snapshot whose versions the view reads (then it is read-only: its users wrap it), or {@code null}. */
+    final Snapshot snapshot;
     final Range<K> range;
     final boolean descending;
     private final Comparator<? super K> comparator;
 
-    SortedRangeMap(ChunkMap<K, V> map, Range<K> range, boolean descending, Comparator<? super K> comparator) {
+    SortedRangeMap(ChunkMap<K, V> map, Snapshot snapshot, Range<K> range, boolean descending,
+            Comparator<? super K> comparator) {
         this.map = map;
+        this.snapshot = snapshot;
         this.range = range;
         this.descending = descending;
         this.comparator = comparator;
@@ -83,12 +87,12 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     @Override
     public V get(Object key) {
-        return inRange(key) ? map.get(cast(key)) : null;
+        return inRange(key) ? map.get(cast(key), snapshot) : null;
     }
 
     @Override
     public boolean containsKey(Object key) {
-        return inRange(key) && map.containsKey(cast(key));
+        return inRange(key) && map.containsKey(cast(key), snapshot);
     }
 
     @Override
@@ -177,7 +181,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     @Override
     public int size() {
-        if (range.isAll()) {
+        if (range.isAll() && snapshot == null) {
             return (int) Math.min(Integer.MAX_VALUE, map.size());
         }
         long n = 0;
@@ -219,7 +223,7 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
 
     /** As {@link #cursor(boolean)}; {@code copyKeys}: see {@link Cursor#keySegment}. */
     final Cursor cursor(boolean reverse, boolean copyKeys) {
-        return map.cursor(descending ^ reverse, copyKeys, range.loKey(), range.loInclusive(), range.hiKey(),
+        return map.cursor(snapshot, descending ^ reverse, copyKeys, range.loKey(), range.loInclusive(), range.hiKey(),
                 range.hiInclusive());
     }
 
@@ -234,15 +238,15 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         Cursor c;
         if (down) {
             boolean beyond = range.hiKey() != null && map.keys.compareBounds(key, range.hiKey()) >= 0;
-            c = beyond ? map.cursor(true, true, range.loKey(), range.loInclusive(), range.hiKey(), range.hiInclusive()
-                    && (map.keys.compareBounds(key, range.hiKey()) > 0 || inclusive))
-                    : map.cursor(true, true, range.loKey(), range.loInclusive(), key, inclusive);
+            c = beyond ? map.cursor(snapshot, true, true, range.loKey(), range.loInclusive(), range.hiKey(),
+                    range.hiInclusive() && (map.keys.compareBounds(key, range.hiKey()) > 0 || inclusive))
+                    : map.cursor(snapshot, true, true, range.loKey(), range.loInclusive(), key, inclusive);
         } else {
             boolean beyond = range.loKey() != null && map.keys.compareBounds(key, range.loKey()) <= 0;
-            c = beyond ? map.cursor(false, true, range.loKey(), range.loInclusive()
+            c = beyond ? map.cursor(snapshot, false, true, range.loKey(), range.loInclusive()
                     && (map.keys.compareBounds(key, range.loKey()) < 0 || inclusive), range.hiKey(),
                     range.hiInclusive())
-                    : map.cursor(false, true, key, inclusive, range.hiKey(), range.hiInclusive());
+                    : map.cursor(snapshot, false, true, key, inclusive, range.hiKey(), range.hiInclusive());
         }
         return nextEntry(c);
     }
@@ -433,12 +437,12 @@ class SortedRangeMap<K, V> extends AbstractMap<K, V> implements ConcurrentNaviga
         if (r.loKey() != null && r.hiKey() != null && map.keys.compareBounds(r.loKey(), r.hiKey()) > 0) {
             throw new IllegalArgumentException("inconsistent range: " + from + " to " + to);
         }
-        return new SortedRangeMap<>(map, r, descending, comparator);
+        return new SortedRangeMap<>(map, snapshot, r, descending, comparator);
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> descendingMap() {
-        return new SortedRangeMap<>(map, range, !descending, comparator);
+        return new SortedRangeMap<>(map, snapshot, range, !descending, comparator);
     }
 
     @Override

@@ -213,7 +213,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
                         // its entry: point without reading the headers again. A value replaced or removed since
                         // fails the reads, as it would a moment after pointing.
                         key.pointAtLive(cursor.keyRef(), cursor.keySliceLength(), 0, -1, SliceHandle.NO_STAMP);
-                        value.pointAtLive(cursor.valueRef(), cursor.valueLength(), ValueHeader.HEADER, -1,
+                        value.pointAtLive(cursor.valueRef(), cursor.valueLength(), map.values.headerSize, -1,
                                 ValueHeader.STAMP);
                     } else {
                         key.pointAt(cursor.keyRef());
@@ -260,7 +260,7 @@ final class SortedZeroCopy<K, V> implements ZeroCopySortedMap<K, V> {
         /** Points {@code handle} at value {@code ref}'s bytes; {@code false} if that value is gone. */
         private boolean point(SliceHandle handle, long ref) {
             try {
-                handle.pointAt(ref, ValueHeader.HEADER, -1, ValueHeader.STAMP);
+                handle.pointAt(ref, map.values.headerSize, -1, ValueHeader.STAMP);
                 return true;
             } catch (ConcurrentModificationException gone) {
                 return false;

@@ -20,6 +20,14 @@ import java.lang.invoke.VarHandle;
  *            +---+---+---+----------------------------------------------+---+
  * </pre>
  *
+ * <p>In a map that takes snapshots ({@link Versions}) a value also records when it was written and the value it
+ * replaced, so its bytes start at {@link #VERSIONED}:
+ *
+ * <pre>
+ * byte offset 0        8                    16                            24
+ *            | header | version (time, long) | previous version (reference) | value bytes
+ * </pre>
+ *
  * <ul>
  *   <li>D (deleted): set once, by the thread holding the lock, when the value leaves its entry (removed, replaced,
  *       or moved by a resize); the slice is deleted from the pool right after. A thread that finds D re-reads the
@@ -40,6 +48,10 @@ import java.lang.invoke.VarHandle;
  */
 final class ValueHeader {
     static final int HEADER = 8;
+    /** Where the bytes of a value of a map that takes snapshots start: after the header, version and previous. */
+    static final int VERSIONED = 24;
+    static final int VERSION = 8;
+    static final int PREVIOUS = 16;
     /**
      * Where the header is in the value's slice: the header is the value's {@link io.grove.internal.view.SliceStamp}
      * (odd while locked, deleted bit where the stamp has its removed bit), so handles read under it.
@@ -107,9 +119,12 @@ final class ValueHeader {
         LONG.setRelease(block, value, unlocked);
     }
 
-    /** Marks a claimed value deleted: its batch's value replaced it in its entry. */
-    static void markDeleted(MemorySegment block, long value) {
-        LONG.setRelease(block, value, DELETED);
+    /**
+     * Marks a value deleted, whose header was {@code header} (claimed by a batch, or locked by this thread): it left
+     * its entry. A placeholder stays one: as an older version (a tombstone) it still reads as absent.
+     */
+    static void markDeleted(MemorySegment block, long value, long header) {
+        LONG.setRelease(block, value, DELETED | (header & ABSENT));
     }
 
     /** Locks the value if its header is still {@code unlocked}; the locked header, or -1 if the CAS failed. */

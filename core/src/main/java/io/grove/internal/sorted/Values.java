@@ -8,6 +8,7 @@ import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceWriter;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ConcurrentModificationException;
 
 /**
@@ -57,34 +58,52 @@ final class Values<V> implements SliceHandle.WriterCheck {
     private final CallRegistry calls;
     /** The batches that claim values now. */
     final BatchTable batches;
+    /** The older versions of a map that takes snapshots, or {@code null}. */
+    final Versions versions;
+    /** Where a value's bytes start in its slice: after the header, and the version words if versioned. */
+    final int headerSize;
 
-    Values(Pool pool, Serializer<V> serializer, Closing closing, CallRegistry calls, BatchTable batches) {
+    Values(Pool pool, Serializer<V> serializer, Closing closing, CallRegistry calls, BatchTable batches,
+            boolean versioned) {
         this.pool = pool;
         this.serializer = serializer;
         this.closing = closing;
         this.calls = calls;
         this.batches = batches;
+        this.versions = versioned ? new Versions(pool) : null;
+        this.headerSize = versioned ? ValueHeader.VERSIONED : ValueHeader.HEADER;
     }
 
     /** A new private value slice holding {@code value}, header fresh. */
     long write(V value, SegmentView view) {
         int size = SliceWriter.sizeOf(serializer, value);
         long ref = allocate(size);
-        SliceWriter.writeOrDelete(pool, serializer, value, size, view, ref,
-                pool.payloadOffset(ref) + ValueHeader.HEADER);
+        SliceWriter.writeOrDelete(pool, serializer, value, size, view, ref, pool.payloadOffset(ref) + headerSize);
         return ref;
     }
 
-    /** A new private value slice of {@code size} bytes, header fresh, bytes not initialized. */
+    /**
+     * A new private value slice of {@code size} bytes, header fresh, bytes not initialized; if versioned, its time
+     * {@link Versions#PENDING} and no previous version.
+     */
     long allocate(int size) {
-        if (size > pool.maxSliceSize() - ValueHeader.HEADER) {
+        if (size > pool.maxSliceSize() - headerSize) {
             throw new IllegalArgumentException("a value of " + size + " bytes is larger than the largest value of "
-                    + "an ordered map, " + (pool.maxSliceSize() - ValueHeader.HEADER) + " bytes: the pool's largest "
+                    + "an ordered map, " + (pool.maxSliceSize() - headerSize) + " bytes: the pool's largest "
                     + "slice (" + pool.maxSliceSize() + " bytes with a block size of " + pool.blockSize()
-                    + ") less the " + ValueHeader.HEADER + "-byte value header");
+                    + ") less the " + headerSize + "-byte value header");
         }
-        long ref = pool.allocate(size + ValueHeader.HEADER);
-        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), ValueHeader.FRESH);
+        return slice(size, ValueHeader.FRESH, Versions.PENDING);
+    }
+
+    private long slice(int size, long header, long time) {
+        long ref = pool.allocate(size + headerSize);
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        ValueHeader.initialize(block, at, header);
+        if (versions != null) {
+            Versions.initialize(block, at, time);
+        }
         return ref;
     }
 
@@ -94,9 +113,7 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * ({@link ValueHeader#UNLOCKED_PLACEHOLDER}, see {@link ChunkMap#ensurePlaceholder}), or claimed by a batch.
      */
     long placeholder(long header) {
-        long ref = pool.allocate(ValueHeader.HEADER);
-        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), header);
-        return ref;
+        return slice(0, header, 0); // (time 0: absent for every snapshot, unless it becomes a tombstone)
     }
 
     /**
@@ -129,6 +146,9 @@ final class Values<V> implements SliceHandle.WriterCheck {
             }
             if (ValueHeader.isPlaceholder(header)) {
                 return null;
+            }
+            if (versions != null && versions.settle(ref) == Versions.PENDING) {
+                continue; // (gone: the next round sees it)
             }
             V value;
             try {
@@ -207,7 +227,67 @@ final class Values<V> implements SliceHandle.WriterCheck {
                 return REPLACED;
             }
         }
-        return ValueHeader.isPlaceholder(header) ? ABSENT : length;
+        if (ValueHeader.isPlaceholder(header)) {
+            return ABSENT;
+        }
+        if (versions != null && versions.settle(ref) == Versions.PENDING) {
+            return GONE;
+        }
+        return length;
+    }
+
+    /**
+     * The version of the value of an entry holding {@code head} that {@code snapshot} reads ({@link Versions}): its
+     * reference, 0 if the key was absent at the snapshot's time, or -1 if {@code head} left its entry (re-read the
+     * entry). Waits while {@code head} is locked by a writer (its time is not known yet) or a batch that claims it
+     * is committing (stamping its values); never for anything else. Throws {@link IllegalStateException} if the
+     * snapshot was closed and its versions freed.
+     */
+    long versionAt(long head, Snapshot snapshot) {
+        long time = snapshot.time;
+        long ref = head;
+        boolean inEntry = true; // whether ref stands for the entry's value (head, or the batch value replacing it)
+        for (int attempt = 0; ; attempt++) {
+            if (ref == 0) {
+                return 0;
+            }
+            MemorySegment block = pool.segment(ref);
+            long at = pool.payloadOffset(ref);
+            long header = ValueHeader.headerAcquire(block, at);
+            if (!pool.isLive(ref) || (inEntry && ValueHeader.isDeleted(header))) {
+                snapshot.check();
+                return -1;
+            }
+            if (ValueHeader.isClaimed(header)) {
+                Batch batch = batches.claimant(header);
+                if (batch == null) {
+                    continue; // the claim ended: read the header again
+                }
+                int status = batch.status();
+                if (status == Batch.COMMITTING) {
+                    Backoff.pause(attempt);
+                    continue;
+                }
+                if (status == Batch.COMMITTED && batch.time() <= time) {
+                    ref = batch.replacementOf(ref);
+                    continue;
+                }
+                // pending, aborted, or committed after the snapshot: the claimed value stands
+            } else if (inEntry && !ValueHeader.isUnlocked(header)) {
+                awaitUnlock(ref, attempt);
+                continue;
+            }
+            long version = versions.settle(ref);
+            long previous = versions.previous(ref);
+            if (version == Versions.PENDING || !ValueHeader.isStable(block, at, header) || !pool.isLive(ref)) {
+                continue;
+            }
+            if (version <= time) {
+                return ValueHeader.isPlaceholder(header) ? 0 : ref;
+            }
+            ref = previous;
+            inEntry = false;
+        }
     }
 
     /**
@@ -223,14 +303,36 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return now == CLAIM_ENDED ? -1 : now;
     }
 
+    /**
+     * Reads version {@code ref}, which {@link #versionAt} selected: {@link #RETRY} if it was freed meanwhile (its
+     * snapshot was closed, or, for the value in its entry, it left the entry: read the entry again).
+     */
+    Object readVersion(long ref, SegmentView view) {
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        V value;
+        try {
+            value = deserialize(ref, block, at, view);
+        } catch (ConcurrentModificationException stale) {
+            return RETRY;
+        } catch (RuntimeException | Error e) {
+            if (pool.isLive(ref)) {
+                throw e;
+            }
+            return RETRY;
+        }
+        VarHandle.loadLoadFence();
+        return pool.isLive(ref) ? value : RETRY;
+    }
+
     /** Reads value {@code ref}, which the caller has locked. */
     V readLocked(long ref, SegmentView view) {
         return deserialize(ref, pool.segment(ref), pool.payloadOffset(ref), view);
     }
 
     private V deserialize(long ref, MemorySegment block, long at, SegmentView view) {
-        int size = pool.length(ref) - ValueHeader.HEADER;
-        view.open(block, at + ValueHeader.HEADER, size, false);
+        int size = pool.length(ref) - headerSize;
+        view.open(block, at + headerSize, size, false);
         try {
             return serializer.read(view);
         } finally {
@@ -337,15 +439,23 @@ final class Values<V> implements SliceHandle.WriterCheck {
         }
     }
 
-    /** Gives up a batch's claim of value {@code ref}, claimed under header {@code unlocked}. */
-    void releaseClaim(long ref, long unlocked) {
+    /**
+     * Writes back header {@code unlocked}, which value {@code ref} had before a batch claimed it or a thread locked
+     * it without changing it: gives the claim or lock up.
+     */
+    void restore(long ref, long unlocked) {
         ValueHeader.release(pool.segment(ref), pool.payloadOffset(ref), unlocked);
     }
 
-    /** Retires value {@code ref}, claimed by a batch whose value has just replaced it in its entry. */
-    void retireClaimed(long ref) {
-        ValueHeader.markDeleted(pool.segment(ref), pool.payloadOffset(ref));
-        pool.delete(ref);
+    /**
+     * Retires value {@code ref}, claimed by a batch (header {@code claimed}) whose value has just replaced it in its
+     * entry; frees it unless it is kept as an older version.
+     */
+    void retireClaimed(long ref, long claimed, boolean kept) {
+        ValueHeader.markDeleted(pool.segment(ref), pool.payloadOffset(ref), claimed);
+        if (!kept) {
+            pool.delete(ref);
+        }
     }
 
     void unlock(long ref, long locked) {
@@ -358,9 +468,22 @@ final class Values<V> implements SliceHandle.WriterCheck {
         pool.delete(ref);
     }
 
+    /**
+     * Unlocks value {@code ref}, which its holder has just taken out of its entry, marked deleted but kept as an
+     * older version ({@link Versions}).
+     */
+    void supersede(long ref, long locked) {
+        ValueHeader.markDeleted(pool.segment(ref), pool.payloadOffset(ref), locked);
+    }
+
+    /** The header of value {@code ref} now. */
+    long header(long ref) {
+        return ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
+    }
+
     /** The size of value {@code ref}'s bytes (validated: a stale reference throws ConcurrentModificationException). */
     int size(long ref) {
-        return pool.length(ref) - ValueHeader.HEADER;
+        return pool.length(ref) - headerSize;
     }
 
     MemorySegment block(long ref) {
@@ -369,17 +492,13 @@ final class Values<V> implements SliceHandle.WriterCheck {
 
     /** Where value {@code ref}'s bytes start in its block. */
     long bytesOffset(long ref) {
-        return pool.payloadOffset(ref) + ValueHeader.HEADER;
+        return pool.payloadOffset(ref) + headerSize;
     }
 
     Pool pool() {
         return pool;
     }
 
-    /**
-     * For a handle about to wait on value {@code ref}'s lock: throws if the calling thread holds it, inside a user
-     * function updating the value in place (the handle would wait for itself).
-     */
     /**
      * For a handle that read value {@code ref}'s header as {@code stamp}, odd: a value a pending batch claims is
      * readable as it is (the batch never writes its bytes); once the batch committed, the value is replaced, and
@@ -400,6 +519,10 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return true;
     }
 
+    /**
+     * For a handle about to wait on value {@code ref}'s lock: throws if the calling thread holds it, inside a user
+     * function updating the value in place (the handle would wait for itself).
+     */
     @Override
     public void checkCallerIsNotWriting(long ref) {
         if (calls.callerHolds(ref)) {

@@ -1,0 +1,28 @@
+package io.grove;
+
+import java.util.NavigableMap;
+
+/**
+ * A read-only view of a {@link GroveSortedMap} as it was at one instant, the moment {@link GroveSortedMap#snapshot()}
+ * returned: {@code get}, {@code containsKey}, navigation, iteration, streams and every sub-map and key-set view
+ * show exactly the entries present then, whatever changes the map since, and together they are one consistent
+ * state (an atomic batch is in it completely or not at all). Reads never wait for writers of the map but for
+ * the few instructions a writer holds a value's lock, and snapshot iterators never throw
+ * {@link java.util.ConcurrentModificationException}.
+ *
+ * <p>Opening a snapshot takes constant time, whatever the map's size. While it is open, the map keeps the values it
+ * replaces or removes that the snapshot may read, as older versions, in its pool; they are freed once no open
+ * snapshot reads them (at the close of the oldest snapshot, or when a later write of the key finds them unread).
+ * So close every snapshot, with try-with-resources; one that becomes unreachable without being closed is closed
+ * by a {@link java.lang.ref.Cleaner}, some time after the next garbage collection (its views, which share its
+ * state, must not outlive it).
+ *
+ * <p>Every method that would change the map throws {@link UnsupportedOperationException}; every method throws
+ * {@link IllegalStateException} once the snapshot or its map is closed. {@code size()} counts the entries
+ * (linear time).
+ */
+public interface GroveSnapshot<K, V> extends NavigableMap<K, V>, AutoCloseable {
+    /** Closes the snapshot: the versions only it reads are freed. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,165 @@
+package io.grove.internal.sorted;
+
+import io.grove.internal.memory.Pool;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The older versions of the values of an ordered map that takes snapshots: each value records the time it was
+ * written ({@link ValueHeader#VERSION}) and the value it replaced ({@link ValueHeader#PREVIOUS}), so a snapshot
+ * taken at time {@code s} reads, per key, the newest version written at or before {@code s}
+ * ({@link Values#versionAt}). A removal that an open snapshot must not see leaves a tombstone: a placeholder with a
+ * time and a previous version.
+ *
+ * <h2>Implementation notes</h2>
+ *
+ * <p>Times ({@link SnapshotRegistry#now}). A value that replaces another under its lock is stamped before it goes
+ * into the entry (the lock keeps snapshot readers from reading the old value meanwhile: they wait for a locked value
+ * and see it deleted after). A value inserted where the entry held nothing has no lock to hide behind: it goes in
+ * {@link #PENDING} and its writer then stamps it by a CAS; a reader that finds it pending stamps it first with its
+ * own clock reading, so a version's time is fixed once, after it became reachable, and every snapshot reader and
+ * every later snapshot agrees on which side of {@code s} it is (Jiffy's revisions are stamped in the same way). A
+ * plain reader also settles a pending time before it reports the value, so a snapshot opened after that read sees
+ * the value. A batch stamps its values with its commit time ({@link Batch}).
+ *
+ * <p>Keeping. A writer that replaces value {@code old} by {@code next} at time {@code t} keeps {@code old} as
+ * {@code next}'s previous version if a snapshot older than {@code t} is open ({@link SnapshotRegistry#oldest}
+ * after the stamp: see there why a writer that misses a snapshot may drop it), marks it deleted (for plain readers
+ * and writers it has left the entry) but does not free it. Otherwise it frees {@code old} and every version before
+ * it. A chain is changed only by the holder of its newest value's lock (or, for a value not yet in an entry, its
+ * writer): {@link #trim} drops the versions no open snapshot reads, those behind a version older than every open
+ * snapshot. The versions a closed snapshot pinned are trimmed by the next writer of the key, or by the sweep the
+ * close starts ({@link ChunkMap#sweepVersions}) through the chunks that have kept versions since.
+ *
+ * <p>Reading a version: a snapshot reader validates each version it reads (its Nova reference is live after the
+ * read), so a version freed under it (its snapshot was closed meanwhile, or it read a value that left its entry)
+ * is never taken for another's bytes.
+ */
+final class Versions {
+    /** The time of a value inserted but not yet stamped. */
+    static final long PENDING = -1;
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+
+    private final Pool pool;
+    final SnapshotRegistry registry = new SnapshotRegistry();
+
+    Versions(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Initializes the version words of a new value slice at {@code at}: written at {@code time}, no previous. */
+    static void initialize(MemorySegment block, long at, long time) {
+        LONG.set(block, at + ValueHeader.VERSION, time);
+        LONG.set(block, at + ValueHeader.PREVIOUS, 0L);
+    }
+
+    long version(long ref) {
+        return (long) LONG.getAcquire(pool.segment(ref), pool.payloadOffset(ref) + ValueHeader.VERSION);
+    }
+
+    /** Stamps a value no reader reaches yet, or its lock holder's value. */
+    void setVersion(long ref, long time) {
+        LONG.setRelease(pool.segment(ref), pool.payloadOffset(ref) + ValueHeader.VERSION, time);
+    }
+
+    /**
+     * Fixes the time of a pending value to now, unless another thread fixed it first: its time, or {@link #PENDING}
+     * if the slice was freed (a reader then finds it gone). The CAS is protected from a slice reused meanwhile by
+     * Nova's write protocol.
+     */
+    long settle(long ref) {
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref) + ValueHeader.VERSION;
+        long time = (long) LONG.getAcquire(block, at);
+        if (time != PENDING) {
+            return time;
+        }
+        long token = pool.beginWrite(ref);
+        if (token == -1) {
+            return PENDING;
+        }
+        try {
+            long now = SnapshotRegistry.now();
+            long witness = (long) LONG.compareAndExchange(block, at, PENDING, now);
+            return witness == PENDING ? now : witness;
+        } finally {
+            pool.endWrite(token);
+        }
+    }
+
+    long previous(long ref) {
+        return (long) LONG.getAcquire(pool.segment(ref), pool.payloadOffset(ref) + ValueHeader.PREVIOUS);
+    }
+
+    void setPrevious(long ref, long previous) {
+        LONG.setRelease(pool.segment(ref), pool.payloadOffset(ref) + ValueHeader.PREVIOUS, previous);
+    }
+
+    /**
+     * The oldest open snapshot's time, read after publishing {@code time} (see {@link SnapshotRegistry}): a writer
+     * that stamps {@code time} keeps what it replaces if the answer is below {@code time}.
+     */
+    long oldestAfter(Scratch s, long time) {
+        s.publishTime(time);
+        return registry.oldest();
+    }
+
+    /**
+     * Whether value {@code ref} (header {@code header}) is something an older snapshot may read: a value, or a
+     * tombstone; not a placeholder without history (a {@code compute}'s or a batch's), which reads as absent as
+     * no value at all does.
+     */
+    boolean hasHistory(long ref, long header) {
+        return !ValueHeader.isPlaceholder(header) || previous(ref) != 0;
+    }
+
+    /**
+     * Whether value {@code ref} (header {@code header}) is a tombstone: a removal an open snapshot must not see.
+     * Told by its time, which other placeholders do not have (0) and which, unlike its previous version, never
+     * changes: a batch may prune what a tombstone it claimed hides before its install counts it out.
+     */
+    boolean isTombstone(long ref, long header) {
+        return ValueHeader.isPlaceholder(header) && version(ref) != 0;
+    }
+
+    /**
+     * Unlinks from the chain behind {@code newest} the versions no open snapshot reads: a version is read by a snapshot
+     * taken at or after its time and before the time of the version above it. Frees them, except, if
+     * {@code firstInEntry}, the one right behind {@code newest}, which is still in its entry (the caller retires it if
+     * it does not stay). Returns whether that one stays linked. The caller owns the chain (see the class notes); a
+     * snapshot reader walking it meanwhile never needs an unlinked version, and one that reads it after it was freed
+     * finds it freed and starts over from the entry.
+     */
+    boolean prune(long newest, boolean firstInEntry) {
+        long newer = newest;
+        long ref = previous(newest);
+        boolean firstStays = true;
+        for (boolean first = true; ref != 0; first = false) {
+            long older = previous(ref);
+            if (registry.reads(version(ref), version(newer))) {
+                newer = ref;
+            } else {
+                setPrevious(newer, older);
+                if (first) {
+                    firstStays = false;
+                }
+                if (!first || !firstInEntry) {
+                    pool.delete(ref);
+                }
+            }
+            ref = older;
+        }
+        return firstStays;
+    }
+
+    /** Frees version {@code ref} and every version behind it. */
+    void free(long ref) {
+        while (ref != 0) {
+            long older = previous(ref);
+            pool.delete(ref);
+            ref = older;
+        }
+    }
+}
