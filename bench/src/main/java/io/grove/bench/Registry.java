@@ -159,7 +159,12 @@ public final class Registry {
                     "snap-scan", 50),
             batches("batch-100-snap-scan", "50% atomic batches of 100 random puts/removes, 50% snapshot scans of"
                     + " 100 entries", "batch-100", 50, "snap-scan", 50),
-            batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100));
+            batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100),
+            new BatchScenario("snap-get-100k", "batches: as snap-get, with 100,000 entries over 200,000 ids"
+                    + " (acquisition time against the map's size)", mix("snap-get", 100), BATCH_KEYS / 10,
+                    BATCH_QUICK_KEYS),
+            new BatchScenario("snap-get-4m", "batches: as snap-get, with 4,000,000 entries over 8,000,000 ids",
+                    mix("snap-get", 100), 4 * BATCH_KEYS, BATCH_QUICK_KEYS));
 
     /** Scenario groups for {@code --scenario}: a group name stands for its scenarios (a family each, and all). */
     public static final Map<String, List<String>> GROUPS = groups();
