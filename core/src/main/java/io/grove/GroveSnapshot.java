@@ -12,7 +12,7 @@ import java.util.NavigableMap;
  *
  * <p>Opening a snapshot takes constant time, whatever the map's size. While it is open, the map keeps the values it
  * replaces or removes that the snapshot may read, as older versions, in its pool; they are freed once no open
- * snapshot reads them (at the close of the oldest snapshot, or when a later write of the key finds them unread).
+ * snapshot reads them (by a sweep after each snapshot's close, or when a later write of the key finds them unread).
  * So close every snapshot, with try-with-resources; one that becomes unreachable without being closed is closed
  * by a {@link java.lang.ref.Cleaner}, some time after the next garbage collection (its views, which share its
  * state, must not outlive it).

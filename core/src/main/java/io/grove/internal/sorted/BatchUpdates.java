@@ -94,6 +94,7 @@ final class BatchUpdates<K, V> {
                 }
                 dropPlaceholders(p, keyList);
             }
+            map.sweepAfterBatch();
         }
     }
 

@@ -69,7 +69,9 @@ final class ChunkMap<K, V> {
     final CallRegistry calls = new CallRegistry();
     /** The atomic batches that claim values now. */
     final BatchTable batches = new BatchTable();
-    /** Snapshot closes since the running sweep of older versions started; 0 while none runs. */
+    /** Whether a sweep left a key a pending batch claimed: the batch's end sweeps again. */
+    private volatile boolean sweepOwed;
+    /** Sweep requests (snapshot closes) since the running sweep of older versions started; 0 while none runs. */
     private final java.util.concurrent.atomic.AtomicInteger sweepRequests =
             new java.util.concurrent.atomic.AtomicInteger();
 
@@ -631,11 +633,26 @@ final class ChunkMap<K, V> {
      */
     void closeSnapshot(int slot) {
         values.versions.registry.deregister(slot);
+        requestSweep();
+    }
+
+    /**
+     * After an atomic batch ended: sweeps again if a sweep met one of the batch's pending claims and left that key
+     * (a sweep does not wait for a batch, which may take a millisecond to give its claims up).
+     */
+    void sweepAfterBatch() {
+        if (sweepOwed) {
+            sweepOwed = false;
+            requestSweep();
+        }
+    }
+
+    private void requestSweep() {
         if (closing.isClosed() || pool.isClosed() || calls.callerInside()) {
             return;
         }
-        // One sweeper at a time, and a sweep after every close: a close during a sweep makes the sweeper go round
-        // again (the entries it found still read by the closing snapshot, it noted again after it visited them).
+        // One sweeper at a time, and a sweep after every request: a request during a sweep makes the sweeper go
+        // round again (a closing snapshot may still have read entries the sweep left, and noted again, before).
         if (sweepRequests.getAndIncrement() != 0) {
             return;
         }
@@ -651,12 +668,16 @@ final class ChunkMap<K, V> {
     /**
      * Frees the versions and tombstones no open snapshot reads ({@link Versions#prune}) in the entries each chunk
      * noted as holding older versions ({@link VersionedEntries}), each under its key's value lock, published in the
-     * chunk like an update (installing a committed batch's value, or waiting for a pending one, as updates do). A
+     * chunk like an update (installing a committed batch's value as updates do; a key a pending batch claims stays
+     * noted, and the batch's end asks for another sweep). A
      * chunk frozen meanwhile is passed, and the sweep goes through the index again once that round ends: the
      * rebalance notes the entries in the replacements ({@link Rebalancer}); after {@value #SWEEP_ROUNDS} rounds that
      * each met a frozen chunk, what is left waits for the next sweep or write of the key.
      */
     private void sweepVersions() {
+        if (!values.versions.takeNoted()) {
+            return; // nothing noted since the last sweep began: no need to walk the index
+        }
         Scratch s = scratch.acquire();
         try {
             EntrySweep sweep = new EntrySweep(s);
@@ -703,7 +724,7 @@ final class ChunkMap<K, V> {
                 }
                 noted.take(this);
                 for (int i = 0; i < leftCount; i++) {
-                    noted.note(left[i]);
+                    values.versions.note(c, left[i]);
                 }
             } finally {
                 c.unpublish();
@@ -733,7 +754,8 @@ final class ChunkMap<K, V> {
         Versions versions = values.versions;
         long head;
         long locked;
-        for (int attempt = 0; ; attempt++) { // as an update does (EntryUpdates#apply)
+        boolean owed = false;
+        while (true) { // as an update does (EntryUpdates#apply), but not waiting for a pending batch
             head = c.valueRef(e);
             if (head == 0 || versions.previous(head) == 0) {
                 return false;
@@ -745,7 +767,13 @@ final class ChunkMap<K, V> {
                     s.outcome.compact |= entryUpdates.install(c, e, head, next);
                 }
             } else if (locked == Values.WAIT) {
-                Backoff.pause(attempt); // a pending batch: it commits or gives its claims up within its patience
+                // A pending batch claims it: its end sweeps again (#sweepAfterBatch). Asked first, then looked again,
+                // so either the batch is still running and will see the request, or its claim is gone now.
+                if (owed) {
+                    return true;
+                }
+                sweepOwed = true;
+                owed = true;
             } else if (locked != -1) {
                 break;
             }

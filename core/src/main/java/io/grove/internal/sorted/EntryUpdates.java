@@ -134,7 +134,7 @@ final class EntryUpdates<K, V> {
         }
         values.retireClaimed(old, oldHeader, kept);
         if (next != 0 && versions != null && versions.previous(next) != 0) {
-            c.versioned().note(e);
+            versions.note(c, e);
         }
         if (nextTombstone != oldTombstone) {
             c.addTombstones(nextTombstone ? 1 : -1);
@@ -186,7 +186,7 @@ final class EntryUpdates<K, V> {
             versions.free(older);
         }
         if (next != 0 && versions.previous(next) != 0 && !noted) {
-            c.versioned().note(e);
+            versions.note(c, e);
         }
         return next;
     }

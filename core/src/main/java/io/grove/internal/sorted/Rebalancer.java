@@ -265,7 +265,7 @@ final class Rebalancer {
                 long ref = valueRefs[i];
                 tombstones += versions.isTombstone(ref, values.header(ref)) ? 1 : 0;
                 if (versions.previous(ref) != 0) {
-                    c.versioned().note(i - from); // (a new chunk's entries are its first, in order)
+                    versions.note(c, i - from); // (a new chunk's entries are its first, in order)
                 }
             }
             c.addLive(-tombstones);

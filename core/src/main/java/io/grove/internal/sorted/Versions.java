@@ -44,6 +44,8 @@ final class Versions {
 
     private final Pool pool;
     final SnapshotRegistry registry = new SnapshotRegistry();
+    /** Whether an entry was noted as holding older versions since the last sweep began ({@link #takeNoted}). */
+    private volatile boolean noted;
 
     Versions(Pool pool) {
         this.pool = pool;
@@ -152,6 +154,30 @@ final class Versions {
             ref = older;
         }
         return firstStays;
+    }
+
+    /**
+     * Notes entry {@code e} of chunk {@code c} as holding older versions, for the sweep after a snapshot's close
+     * ({@link VersionedEntries}), and that the map has such entries (written only when it changes: a read of a
+     * shared word on the paths that keep versions, not a write).
+     */
+    void note(Chunk c, int e) {
+        c.versioned().note(e);
+        if (!noted) {
+            noted = true;
+        }
+    }
+
+    /**
+     * Whether an entry was noted since the last call: a sweep that begins by this call needs to walk the chunks
+     * only then (an entry noted during its walk is seen by it or by the next one).
+     */
+    boolean takeNoted() {
+        if (!noted) {
+            return false;
+        }
+        noted = false;
+        return true;
     }
 
     /** Frees version {@code ref} and every version behind it. */
