@@ -6,8 +6,10 @@ import java.util.NavigableMap;
  * A read-only view of a {@link GroveSortedMap} as it was at one instant, the moment {@link GroveSortedMap#snapshot()}
  * returned: {@code get}, {@code containsKey}, navigation, iteration, streams and every sub-map and key-set view
  * show exactly the entries present then, whatever changes the map since, and together they are one consistent
- * state (an atomic batch is in it completely or not at all). Reads never wait for writers of the map but for
- * the few instructions a writer holds a value's lock, and snapshot iterators never throw
+ * state (an atomic batch is in it completely or not at all). Reads never wait for writers of the map but while a
+ * writer holds a value's lock (a few instructions; a {@code compute} function holds it while it runs: a snapshot
+ * read of its key waits for it, and one from inside that very function throws "Recursive update") and while an
+ * atomic batch stamps its values at its commit; snapshot iterators never throw
  * {@link java.util.ConcurrentModificationException}.
  *
  * <p>Opening a snapshot takes constant time, whatever the map's size. While it is open, the map keeps the values it

@@ -628,8 +628,7 @@ final class ChunkMap<K, V> {
 
     /**
      * Closes a snapshot's registration, then frees the versions no open snapshot reads any more
-     * ({@link #sweepVersions}); not from inside a user function (the sweep could wait for its own lock): the next
-     * close or write sees to them then.
+     * ({@link #requestSweep}).
      */
     void closeSnapshot(int slot) {
         values.versions.registry.deregister(slot);
@@ -647,6 +646,11 @@ final class ChunkMap<K, V> {
         }
     }
 
+    /**
+     * Runs a sweep of older versions ({@link #sweepVersions}), or has the running sweeper run another; not from
+     * inside a user function (the sweep could wait for the function's own lock): the next request or write sees to
+     * the versions then.
+     */
     private void requestSweep() {
         if (closing.isClosed() || pool.isClosed() || calls.callerInside()) {
             return;
@@ -669,10 +673,11 @@ final class ChunkMap<K, V> {
      * Frees the versions and tombstones no open snapshot reads ({@link Versions#prune}) in the entries each chunk
      * noted as holding older versions ({@link VersionedEntries}), each under its key's value lock, published in the
      * chunk like an update (installing a committed batch's value as updates do; a key a pending batch claims stays
-     * noted, and the batch's end asks for another sweep). A
-     * chunk frozen meanwhile is passed, and the sweep goes through the index again once that round ends: the
-     * rebalance notes the entries in the replacements ({@link Rebalancer}); after {@value #SWEEP_ROUNDS} rounds that
-     * each met a frozen chunk, what is left waits for the next sweep or write of the key.
+     * noted, and the batch's end asks for another sweep). A chunk frozen meanwhile is passed, and the sweep goes
+     * through the index again once that round ends: the rebalance notes the entries in the replacements
+     * ({@link Rebalancer}); after {@value #SWEEP_ROUNDS} rounds that each met a frozen chunk, what is left waits for
+     * the next sweep or write of the key. The index is walked only if an entry was noted since the last sweep began
+     * ({@link Versions#takeNoted}): a close with no writer keeping versions costs O(1).
      */
     private void sweepVersions() {
         if (!values.versions.takeNoted()) {

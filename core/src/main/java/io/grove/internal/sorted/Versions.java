@@ -27,10 +27,10 @@ import java.lang.invoke.VarHandle;
  * {@code next}'s previous version if a snapshot older than {@code t} is open ({@link SnapshotRegistry#oldest}
  * after the stamp: see there why a writer that misses a snapshot may drop it), marks it deleted (for plain readers
  * and writers it has left the entry) but does not free it. Otherwise it frees {@code old} and every version before
- * it. A chain is changed only by the holder of its newest value's lock (or, for a value not yet in an entry, its
- * writer): {@link #trim} drops the versions no open snapshot reads, those behind a version older than every open
- * snapshot. The versions a closed snapshot pinned are trimmed by the next writer of the key, or by the sweep the
- * close starts ({@link ChunkMap#sweepVersions}) through the chunks that have kept versions since.
+ * it. A chain is changed only by the holder of its newest value's lock (a batch's claim counts as one; for a value
+ * not yet in an entry, its writer): {@link #prune} unlinks exactly the versions no open snapshot reads. The versions
+ * a closed snapshot pinned are pruned by the next writer of the key, or by the sweep after the close
+ * ({@link ChunkMap#sweepVersions}) through the entries noted as holding versions ({@link #note}).
  *
  * <p>Reading a version: a snapshot reader validates each version it reads (its Nova reference is live after the
  * read), so a version freed under it (its snapshot was closed meanwhile, or it read a value that left its entry)
