@@ -19,7 +19,8 @@ import java.util.NavigableMap;
  * by a {@link java.lang.ref.Cleaner}, some time after the next garbage collection (its views, which share its
  * state, must not outlive it).
  *
- * <p>Every method that would change the map throws {@link UnsupportedOperationException}; every method throws
+ * <p>Every method that would change the map throws {@link UnsupportedOperationException} (they are the optional
+ * operations of {@link java.util.Map}, which its contract lets a read-only map refuse); every method throws
  * {@link IllegalStateException} once the snapshot or its map is closed. {@code size()} counts the entries
  * (linear time).
  */

@@ -101,8 +101,8 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
      * A read-only view of the map as it is now, which does not change when the map does ({@link GroveSnapshot});
      * constant time. The map keeps the older versions an open snapshot reads: close it when done.
      *
-     * @throws UnsupportedOperationException if the map was not built with {@link Builder#snapshots()}
-     * @throws IllegalStateException if the map is closed, or 1024 snapshots of it are open
+     * @throws IllegalStateException if the map was not built with {@link Builder#snapshots()}, is closed, or has
+     *     1024 snapshots open
      */
     GroveSnapshot<K, V> snapshot();
 

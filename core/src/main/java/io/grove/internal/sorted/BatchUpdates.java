@@ -231,12 +231,12 @@ final class BatchUpdates<K, V> {
         }
         batch.beginCommit();
         long time = SnapshotRegistry.now();
-        long oldest = versions.oldestAfter(s, time);
+        boolean olderOpen = versions.olderSnapshotOpen(s, time);
         for (int i = 0; i < p.count; i++) {
             long claimed = p.claimed[i];
             long fresh = p.fresh[i];
             versions.setVersion(fresh, time);
-            if (oldest < time && versions.hasHistory(claimed, p.headers[i])) {
+            if (olderOpen && versions.hasHistory(claimed, p.headers[i])) {
                 versions.setPrevious(fresh, claimed);
                 versions.prune(fresh, true); // (the claim makes this batch the owner of the claimed value's chain)
             } else {

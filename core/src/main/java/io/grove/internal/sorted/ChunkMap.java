@@ -618,7 +618,7 @@ final class ChunkMap<K, V> {
     Snapshot openSnapshot() {
         checkOpen();
         if (values.versions == null) {
-            throw new UnsupportedOperationException("the map was not built to take snapshots: build it with "
+            throw new IllegalStateException("the map was not built to take snapshots: build it with "
                     + "GroveSortedMap.Builder.snapshots()");
         }
         SnapshotRegistry registry = values.versions.registry;

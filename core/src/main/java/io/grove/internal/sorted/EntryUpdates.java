@@ -163,7 +163,7 @@ final class EntryUpdates<K, V> {
         versions.settle(old); // (an insert's value may still be pending: its time must come before ours)
         boolean noted = versions.previous(old) != 0; // (then its entry is noted already: VersionedEntries)
         long time = SnapshotRegistry.now();
-        boolean history = versions.oldestAfter(s, time) < time && versions.hasHistory(old, locked);
+        boolean history = versions.olderSnapshotOpen(s, time) && versions.hasHistory(old, locked);
         if (next == 0 && history) {
             next = values.placeholder(ValueHeader.UNLOCKED_PLACEHOLDER); // a tombstone
         }
@@ -372,7 +372,7 @@ final class EntryUpdates<K, V> {
         if (versions != null) {
             versions.settle(old);
             time = SnapshotRegistry.now();
-            copy = versions.oldestAfter(s, time) < time; // an open snapshot may read the value as it is
+            copy = versions.olderSnapshotOpen(s, time); // an open snapshot may read the value as it is
         }
         CallRegistry.Slot call = calls.enter(old, c);
         boolean done = false;

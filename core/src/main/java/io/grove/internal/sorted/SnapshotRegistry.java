@@ -5,15 +5,15 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The snapshots open on an ordered map, and the clock their versions are read from: each open snapshot holds a slot
- * with its time; writers ask for the oldest open time to decide whether a value they replace must be kept as an
- * older version ({@link Versions}).
+ * with its time; writers ask whether one is older than their own time to decide whether a value they replace must be
+ * kept as an older version ({@link Versions}).
  *
  * <h2>Implementation notes</h2>
  *
  * <p>The clock is {@link System#nanoTime()} (a vDSO read of {@code CLOCK_MONOTONIC} on Linux, no shared counter),
  * shifted so that it reads at least 1: 0 is the time of a version older than any snapshot.
  *
- * <p>Opening: take a free slot by a CAS to {@link #REGISTERING} (which {@link #oldest} reads as older than any
+ * <p>Opening: take a free slot by a CAS to {@link #REGISTERING} (which {@link #reads} takes for any
  * time), then read the clock as the snapshot's time {@code s}, store it, and wait until the clock passes {@code s}:
  * every update that reads the clock after the open returned stamps a time above {@code s}.
  *
@@ -30,8 +30,6 @@ import java.lang.invoke.VarHandle;
 final class SnapshotRegistry {
     /** The most snapshots one map may have open at once. */
     static final int MAX_OPEN = 1024;
-    /** What {@link #oldest} returns when no snapshot is open: later than any time. */
-    static final long NONE = Long.MAX_VALUE;
     /** A slot taken by a snapshot that has not read its time yet. */
     private static final long REGISTERING = Long.MIN_VALUE;
     private static final long FREE = 0;
@@ -53,7 +51,7 @@ final class SnapshotRegistry {
 
     private final long[] slots = new long[MAX_OPEN];
     @SuppressWarnings("unused") private volatile int open;
-    /** One past the highest slot ever taken: the slots a reader of {@link #oldest} looks at. */
+    /** One past the highest slot ever taken: the slots {@link #reads} looks at. */
     @SuppressWarnings("unused") private volatile int highWater;
 
     /** The clock: at least 1, never decreasing. */
@@ -105,7 +103,8 @@ final class SnapshotRegistry {
 
     /**
      * Whether an open snapshot reads a version written at {@code from} that a version written at {@code to}
-     * replaced: one whose time is at or after {@code from} and before {@code to}, or one still taking its time.
+     * replaced: one whose time is at or after {@code from} and before {@code to}, or one still taking its time. A
+     * writer that depends on the answer for its own time {@code to} stored that time (volatile) just before.
      */
     boolean reads(long from, long to) {
         if ((int) OPEN.getVolatile(this) == 0) {
@@ -119,24 +118,5 @@ final class SnapshotRegistry {
             }
         }
         return false;
-    }
-
-    /**
-     * The time of the oldest open snapshot ({@link Long#MIN_VALUE} while one is still taking its time), or
-     * {@link #NONE}. The caller stored its own time (volatile) just before, if it depends on the answer for it.
-     */
-    long oldest() {
-        if ((int) OPEN.getVolatile(this) == 0) {
-            return NONE;
-        }
-        long oldest = NONE;
-        int high = (int) HIGH_WATER.getVolatile(this);
-        for (int slot = 0; slot < high; slot++) {
-            long s = (long) SLOTS.getVolatile(slots, slot);
-            if (s != FREE && s < oldest) {
-                oldest = s;
-            }
-        }
-        return oldest;
     }
 }

@@ -59,11 +59,6 @@ final class VersionedEntries {
         }
     }
 
-    /** Marks every entry to be visited. */
-    void noteAll() {
-        all = true;
-    }
-
     /** Whether nothing is noted. */
     boolean isEmpty() {
         return !all && (int) COUNT.getVolatile(this) == 0 && (int) SLOT.getVolatile(slots, 0) == 0;

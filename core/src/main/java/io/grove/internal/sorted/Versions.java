@@ -24,7 +24,7 @@ import java.lang.invoke.VarHandle;
  * the value. A batch stamps its values with its commit time ({@link Batch}).
  *
  * <p>Keeping. A writer that replaces value {@code old} by {@code next} at time {@code t} keeps {@code old} as
- * {@code next}'s previous version if a snapshot older than {@code t} is open ({@link SnapshotRegistry#oldest}
+ * {@code next}'s previous version if a snapshot older than {@code t} is open ({@link #olderSnapshotOpen}
  * after the stamp: see there why a writer that misses a snapshot may drop it), marks it deleted (for plain readers
  * and writers it has left the entry) but does not free it. Otherwise it frees {@code old} and every version before
  * it. A chain is changed only by the holder of its newest value's lock (a batch's claim counts as one; for a value
@@ -100,12 +100,12 @@ final class Versions {
     }
 
     /**
-     * The oldest open snapshot's time, read after publishing {@code time} (see {@link SnapshotRegistry}): a writer
-     * that stamps {@code time} keeps what it replaces if the answer is below {@code time}.
+     * Whether a snapshot older than {@code time} is open (or one is taking its time), asked after publishing
+     * {@code time} (see {@link SnapshotRegistry}): then a writer that stamps {@code time} keeps what it replaces.
      */
-    long oldestAfter(Scratch s, long time) {
+    boolean olderSnapshotOpen(Scratch s, long time) {
         s.publishTime(time);
-        return registry.oldest();
+        return registry.reads(1, time); // (times are at least 1)
     }
 
     /**

@@ -2,6 +2,7 @@ package io.grove.internal.sorted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveSnapshot;
 import io.grove.GroveSortedMap;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -120,6 +122,27 @@ class SnapshotDifferentialTest {
 
     private static String text(Handle handle) {
         return new String(handle.toByteArray(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void snapshotsAreRefusedWithIllegalStateWhereTheMapCannotTakeThem() {
+        try (GroveSortedMap<Integer, String> plain =
+                GroveSortedMap.builder(Serializers.ints(), Serializers.strings()).build()) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, plain::snapshot);
+            assertTrue(e.getMessage().contains("snapshots()"), e.getMessage());
+        }
+        GroveSortedMap<Integer, String> map =
+                GroveSortedMap.builder(Serializers.ints(), Serializers.strings()).snapshots().build();
+        List<GroveSnapshot<Integer, String>> open = new ArrayList<>();
+        for (int i = 0; i < SnapshotRegistry.MAX_OPEN; i++) {
+            open.add(map.snapshot());
+        }
+        assertThrows(IllegalStateException.class, map::snapshot, "one past the most snapshots open at once");
+        open.remove(0).close();
+        open.add(map.snapshot()); // a closed snapshot's slot is taken again
+        open.forEach(GroveSnapshot::close);
+        map.close();
+        assertThrows(IllegalStateException.class, map::snapshot, "a closed map");
     }
 
     /** An in-place update: the value grows by one character, or its last character changes. */
