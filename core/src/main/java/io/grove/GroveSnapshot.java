@@ -25,6 +25,16 @@ import java.util.NavigableMap;
  * (linear time).
  */
 public interface GroveSnapshot<K, V> extends NavigableMap<K, V>, AutoCloseable {
+    /**
+     * The zero-copy reads of the snapshot, ascending: handles on the keys and on the versions of the values the
+     * snapshot sees, read where they live. A handle stays valid while the snapshot is open (the map neither writes
+     * nor frees those bytes meanwhile; its reads never wait) and throws {@link IllegalStateException} once it is
+     * closed. The scans' iterators refuse {@code remove} with {@link UnsupportedOperationException}.
+     *
+     * @throws IllegalStateException if the snapshot or its map is closed
+     */
+    ZeroCopySortedReads<K, V> zc();
+
     /** Closes the snapshot: the versions only it reads are freed. Idempotent. */
     @Override
     void close();

@@ -6,6 +6,7 @@ import io.grove.serial.Serializer;
 import java.util.Comparator;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.function.Function;
 
 /**
  * A concurrent ordered map whose keys and values live off the Java heap, in a {@link MemoryPool}, indexed by
@@ -106,8 +107,32 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
      */
     GroveSnapshot<K, V> snapshot();
 
+    /**
+     * Runs {@code reader} on a snapshot of the map taken now ({@link #snapshot()}) and closes the snapshot when
+     * {@code reader} returns or throws: the way to make scans, and any reads of several keys or ranges, linearizable
+     * (they all see the map at the instant the snapshot was taken), while the map's own views stay weakly consistent
+     * and as fast as before. Returns what {@code reader} returns, which must not keep the snapshot or its views.
+     *
+     * @throws IllegalStateException as {@link #snapshot()}
+     */
+    default <R> R withSnapshot(Function<? super GroveSnapshot<K, V>, ? extends R> reader) {
+        try (GroveSnapshot<K, V> snapshot = snapshot()) {
+            return reader.apply(snapshot);
+        }
+    }
+
     /** Off-heap figures of the map's pool (shared with other maps if the pool is shared). */
     MemoryFootprint footprint();
+
+    /**
+     * What the open snapshots hold: how many are open, the oldest one's age, and the older versions the map keeps
+     * for them ({@link SnapshotFootprint}). Walks the entries of the chunks holding older versions (at most linear
+     * in the map's size, like {@code size()}); read without stopping writers, so exact only when none runs. All
+     * zero for a map built without {@link Builder#snapshots()}.
+     *
+     * @throws IllegalStateException if the map is closed
+     */
+    SnapshotFootprint snapshotFootprint();
 
     /**
      * Bytes of Java heap the map's metadata takes now (chunk arrays and their index), an estimate within a few

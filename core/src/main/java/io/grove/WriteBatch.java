@@ -38,8 +38,10 @@ public interface WriteBatch<K, V> {
     /**
      * Applies the batch's operations to its map atomically; returns once all of them are visible. Linearizable:
      * the batch takes effect at one instant between the call and its return, and no read sees some of its
-     * operations without the others. It never makes a reader wait; a writer of one of its keys waits for it, at
-     * most until it either commits or gives up its claim (it then starts over).
+     * operations without the others. It never makes a reader wait, except in a map built to take snapshots, where
+     * a read of one of its keys waits while it stamps its values with its commit time (a loop over its keys, run
+     * once it is sure to commit); a writer of one of its keys waits for it, at most until it either commits or gives
+     * up its claim (it then starts over).
      *
      * <p>Everything that can fail is checked before the map changes: the keys and values are serialized first,
      * and if that fails (a key or value too large, a serializer that throws, {@link GroveOutOfMemoryException}),

@@ -2,13 +2,9 @@ package io.grove;
 
 /**
  * The zero-copy API of a {@link GroveSortedMap}, over the whole map or a range of it: the operations of
- * {@link ZeroCopyMap} plus ordered scans. The scans ({@code keySet}, {@code values}, {@code entrySet} and the
- * streams that reuse one handle) return entries in this view's order: ascending by key, or descending for a
- * {@link #descendingMap()}. Their spliterators report {@code CONCURRENT}, {@code NONNULL} and {@code ORDERED}
- * (the key and entry sets also {@code DISTINCT}) and no fixed size; the streams that reuse one handle do not
- * split, so a parallel one runs sequentially. On a key outside a range view's bounds, as for
- * {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps, the operations that insert nothing answer as for
- * an absent key ({@code get} returns {@code null}, {@code remove} and {@code computeIfPresent} return
+ * {@link ZeroCopyMap} with the ordered reads of {@link ZeroCopySortedReads}. On a key outside a range view's bounds,
+ * as for {@link java.util.concurrent.ConcurrentSkipListMap}'s sub-maps, the operations that insert nothing answer as
+ * for an absent key ({@code get} returns {@code null}, {@code remove} and {@code computeIfPresent} return
  * {@code false} without calling the computer), and the inserting ones ({@code put}, {@code putIfAbsent},
  * {@code putIfAbsentComputeIfPresent}) throw {@link IllegalArgumentException} and change nothing.
  *
@@ -24,17 +20,17 @@ package io.grove;
  * @param <K> key type
  * @param <V> value type
  */
-public interface ZeroCopySortedMap<K, V> extends ZeroCopyMap<K, V> {
+public interface ZeroCopySortedMap<K, V> extends ZeroCopyMap<K, V>, ZeroCopySortedReads<K, V> {
 
-    /** The same entries in the opposite order. */
+    @Override
     ZeroCopySortedMap<K, V> descendingMap();
 
-    /** The entries from {@code fromKey} to {@code toKey}, with the {@link java.util.NavigableMap#subMap} bounds. */
+    @Override
     ZeroCopySortedMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive);
 
-    /** The entries below {@code toKey} (or equal to it, if {@code inclusive}). */
+    @Override
     ZeroCopySortedMap<K, V> headMap(K toKey, boolean inclusive);
 
-    /** The entries above {@code fromKey} (or equal to it, if {@code inclusive}). */
+    @Override
     ZeroCopySortedMap<K, V> tailMap(K fromKey, boolean inclusive);
 }

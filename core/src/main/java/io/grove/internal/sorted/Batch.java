@@ -7,10 +7,13 @@ package io.grove.internal.sorted;
  * <p>The status goes from {@link #PENDING} to {@link #COMMITTED} (one release store: the linearization point of the
  * whole batch) or to {@link #ABORTED} (the attempt gives its claims back and the batch starts over with a new attempt).
  * In a map that takes snapshots, the commit passes through {@link #COMMITTING} while the batch reads its commit time
- * (the time of all its values, {@link Versions}) and stamps its values: plain readers and writers take it for pending,
- * snapshot readers wait until it is {@code COMMITTED}, when {@link #time} is set. The replacements are recorded before
- * the commit, in an open-addressed table keyed by the claimed value's reference (never 0), and never change after it,
- * so a thread that reads {@code COMMITTED} (acquire) finds them complete.
+ * (the time of all its values, {@link Versions}) and stamps its values; every reader waits until it is
+ * {@code COMMITTED}, when {@link #time} is set (writers wait for the claim's end anyway). A plain reader may not take a
+ * committing batch for pending: a snapshot whose time is at or after the commit time includes the batch, so a read that
+ * starts after that snapshot was opened must see it too, though the status may still be {@code COMMITTING} then (a
+ * history checked by {@code SortedMapHistoryStressTest} had such a cycle). The replacements are recorded before the
+ * commit, in an open-addressed table keyed by the claimed value's reference (never 0), and never change after it, so a
+ * thread that reads {@code COMMITTED} (acquire) finds them complete.
  */
 final class Batch {
     static final int PENDING = 0;

@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.SnapshotFootprint;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.CallRegistry;
@@ -86,6 +87,10 @@ final class ChunkMap<K, V> {
         this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls, values);
         this.entryUpdates = new EntryUpdates<>(pool, values, rebalancer, calls);
         this.scratch = new ScratchPool<>(() -> new Scratch(values));
+    }
+
+    boolean isOpen() {
+        return !closing.isClosed() && !pool.isClosed();
     }
 
     void checkOpen() {
@@ -247,12 +252,29 @@ final class ChunkMap<K, V> {
     }
 
     /** A handle on the value of {@code key}'s bytes, or {@code null}. */
-    SliceHandle handle(K key) {
+    /**
+     * A handle on the value of {@code key}, now (under the value's stamp) or ({@code snapshot} not null) as
+     * {@code snapshot} sees it (under its lease); {@code null} if absent.
+     */
+    SliceHandle handle(K key, Snapshot snapshot) {
         Scratch s = begin(key);
         try {
-            return (SliceHandle) lookUp(s, HANDLE);
+            return snapshot == null ? (SliceHandle) lookUp(s, HANDLE) : handle(s, snapshot);
         } finally {
             s.release();
+        }
+    }
+
+    private SliceHandle handle(Scratch s, Snapshot snapshot) {
+        long version = versionRefOf(s, snapshot);
+        if (version == 0) {
+            return null;
+        }
+        try {
+            return new SliceHandle(pool, snapshot).pointAt(version, values.headerSize, -1, SliceHandle.NO_STAMP);
+        } catch (ConcurrentModificationException gone) {
+            snapshot.check(); // a snapshot's versions are freed only once it is closed
+            throw gone;
         }
     }
 
@@ -624,6 +646,35 @@ final class ChunkMap<K, V> {
         SnapshotRegistry registry = values.versions.registry;
         int slot = registry.register();
         return new Snapshot(this, slot, registry.timeOf(slot));
+    }
+
+    /**
+     * What the open snapshots hold ({@link SnapshotFootprint}); all zero for a map that takes no snapshots. Walks
+     * the entries of the chunks that noted older versions.
+     */
+    SnapshotFootprint snapshotFootprint() {
+        checkOpen();
+        Versions versions = values.versions;
+        if (versions == null) {
+            return new SnapshotFootprint(0, 0, 0, 0, 0);
+        }
+        SnapshotRegistry registry = versions.registry;
+        int open = registry.openCount();
+        long oldest = registry.oldestAfter(0);
+        long nextOldest = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : registry.oldestAfter(oldest);
+        Versions.Tally tally = new Versions.Tally(oldest, nextOldest);
+        for (Chunk c : index.snapshot()) {
+            if (c.mayHoldVersions()) {
+                for (int e = c.first(); e != Chunk.NONE; e = c.next(e)) {
+                    long head = c.valueRef(e);
+                    if (head != 0) {
+                        versions.tally(head, tally);
+                    }
+                }
+            }
+        }
+        long age = oldest == Long.MAX_VALUE ? 0 : SnapshotRegistry.now() - oldest;
+        return new SnapshotFootprint(open, age, tally.versions, tally.bytes, tally.pinnedByOldest);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.grove.internal.sorted;
 import io.grove.GroveSnapshot;
 import io.grove.GroveSortedMap;
 import io.grove.MemoryFootprint;
+import io.grove.SnapshotFootprint;
 import io.grove.WriteBatch;
 import io.grove.ZeroCopySortedMap;
 import io.grove.internal.memory.Pool;
@@ -47,6 +48,11 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     public MemoryFootprint footprint() {
         map.checkOpen();
         return map.pool.footprint();
+    }
+
+    @Override
+    public SnapshotFootprint snapshotFootprint() {
+        return map.snapshotFootprint();
     }
 
     @Override

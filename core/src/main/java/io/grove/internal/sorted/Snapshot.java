@@ -1,14 +1,17 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.view.SliceHandle;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One open snapshot of an ordered map: its time, which selects the version of each value its reads see
  * ({@link Values#versionAt}), and its slot in the map's {@link SnapshotRegistry}, which keeps those versions from
  * being freed until {@link #close}. The views of a snapshot share this object; it holds no reference to them, so it
- * can be the action a {@link java.lang.ref.Cleaner} runs for a snapshot dropped without being closed.
+ * can be the action a {@link java.lang.ref.Cleaner} runs for a snapshot dropped without being closed. It is the
+ * {@link SliceHandle.Lease} of its zero-copy handles: the versions it reads are neither written nor freed while it is
+ * open.
  */
-final class Snapshot implements Runnable {
+final class Snapshot implements Runnable, SliceHandle.Lease {
     final long time;
     private final int slot;
     private final ChunkMap<?, ?> map;
@@ -20,8 +23,14 @@ final class Snapshot implements Runnable {
         this.time = time;
     }
 
+    @Override
+    public boolean holds() {
+        return !closed.get() && map.isOpen();
+    }
+
     /** Throws {@link IllegalStateException} if the snapshot, or its map, was closed. */
-    void check() {
+    @Override
+    public void check() {
         if (closed.get()) {
             throw new IllegalStateException("the snapshot is closed");
         }

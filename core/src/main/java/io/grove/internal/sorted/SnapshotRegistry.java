@@ -96,6 +96,24 @@ final class SnapshotRegistry {
         return (long) SLOTS.getVolatile(slots, slot);
     }
 
+    /** The number of open snapshots, those still taking their time included. */
+    int openCount() {
+        return (int) OPEN.getVolatile(this);
+    }
+
+    /** The least time above {@code after} of an open snapshot, or {@link Long#MAX_VALUE} if there is none. */
+    long oldestAfter(long after) {
+        long oldest = Long.MAX_VALUE;
+        int high = (int) HIGH_WATER.getVolatile(this);
+        for (int slot = 0; slot < high; slot++) {
+            long s = (long) SLOTS.getVolatile(slots, slot);
+            if (s != FREE && s != REGISTERING && s > after && s < oldest) {
+                oldest = s;
+            }
+        }
+        return oldest;
+    }
+
     void deregister(int slot) {
         SLOTS.setVolatile(slots, slot, FREE);
         OPEN.getAndAdd(this, -1);

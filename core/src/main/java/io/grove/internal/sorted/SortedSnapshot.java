@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.GroveSnapshot;
+import io.grove.ZeroCopySortedReads;
 import java.lang.ref.Cleaner;
 import java.util.AbstractMap;
 import java.util.Collections;
@@ -21,19 +22,27 @@ final class SortedSnapshot<K, V> extends AbstractMap<K, V> implements GroveSnaps
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final Snapshot snapshot;
+    /** The snapshot-reading view of the whole map; read-only in use, but its type has mutators: never handed out. */
+    private final SortedRangeMap<K, V> reads;
     private final NavigableMap<K, V> view;
     private final Cleaner.Cleanable cleanable;
 
     SortedSnapshot(ChunkMap<K, V> map, Comparator<? super K> comparator) {
         this.snapshot = map.openSnapshot();
-        this.view = Collections.unmodifiableNavigableMap(
-                new SortedRangeMap<>(map, snapshot, Range.all(), false, comparator));
+        this.reads = new SortedRangeMap<>(map, snapshot, Range.all(), false, comparator);
+        this.view = Collections.unmodifiableNavigableMap(reads);
         this.cleanable = CLEANER.register(this, snapshot);
     }
 
     @Override
     public void close() {
         cleanable.clean();
+    }
+
+    @Override
+    public ZeroCopySortedReads<K, V> zc() {
+        snapshot.check();
+        return new SortedZeroCopyReads<>(reads);
     }
 
     @Override

@@ -120,7 +120,8 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * Reads value {@code ref} optimistically, waiting while it is locked: the value, {@code null} if it is a
      * placeholder (the key is absent) or a committed batch removed it, or {@link #RETRY} if the value left its
      * entry. A value a batch claims reads as it is while the batch is pending, and as the batch's value once the
-     * batch committed: a batch never makes a reader wait.
+     * batch committed; in a map that takes snapshots, a read waits while the batch stamps its values
+     * ({@link #valueUnderClaim}).
      */
     Object read(long ref, SegmentView view) {
         MemorySegment block = pool.segment(ref);
@@ -171,14 +172,26 @@ final class Values<V> implements SliceHandle.WriterCheck {
     /**
      * The value that stands for value {@code ref}, whose header was read as {@code claimed} by a batch: {@code ref}
      * itself while the batch is pending (or aborted), the batch's replacement once it committed (0: the key is
-     * removed), or {@link #CLAIM_ENDED} if the batch has ended since the header was read (read it again).
+     * removed), or {@link #CLAIM_ENDED} if the batch has ended since the header was read (read it again). Waits while
+     * the batch is {@link Batch#COMMITTING}: its commit time may be at or before a snapshot's time already, and a
+     * read that follows that snapshot's open must then see the batch, as the snapshot does ({@link Batch}).
      */
     private long valueUnderClaim(long ref, long claimed) {
         Batch batch = batches.claimant(claimed);
         if (batch == null) {
             return CLAIM_ENDED;
         }
-        return batch.status() == Batch.COMMITTED ? batch.replacementOf(ref) : ref;
+        int status = awaitCommitted(batch);
+        return status == Batch.COMMITTED ? batch.replacementOf(ref) : ref;
+    }
+
+    /** The status of {@code batch} once it is not {@link Batch#COMMITTING}. */
+    private static int awaitCommitted(Batch batch) {
+        int status;
+        for (int attempt = 0; (status = batch.status()) == Batch.COMMITTING; attempt++) {
+            Backoff.pause(attempt);
+        }
+        return status;
     }
 
     /**
@@ -513,7 +526,7 @@ final class Values<V> implements SliceHandle.WriterCheck {
         if (batch == null) {
             return false; // the claim ended: the header changed
         }
-        if (batch.status() == Batch.COMMITTED) {
+        if (awaitCommitted(batch) == Batch.COMMITTED) {
             throw new ConcurrentModificationException("the value was replaced or removed by an atomic batch");
         }
         return true;

@@ -118,6 +118,78 @@ final class Versions {
     }
 
     /**
+     * Counts for {@link io.grove.SnapshotFootprint} the older versions behind value {@code head} of an entry, and
+     * {@code head} itself if it is a tombstone (which closing the oldest snapshot frees if that frees every version
+     * behind it: it then hides nothing). Reads without locks: each version's words are read, then the version is
+     * checked live, so a chain changed meanwhile is counted up to where it changed.
+     */
+    void tally(long head, Tally tally) {
+        long successorTime = Long.MAX_VALUE; // the entry's value has none (a pending one is newer than any snapshot)
+        int tombstoneLength = -1;
+        boolean olderPinnedByOldest = true;
+        for (long ref = head; ref != 0; ) {
+            long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
+            long time = version(ref);
+            long previous = previous(ref);
+            int length = pool.liveLength(ref);
+            VarHandle.loadLoadFence();
+            if (length < 0 || !pool.isLive(ref)) {
+                return;
+            }
+            if (ref != head) {
+                olderPinnedByOldest &= tally.add(length, time, successorTime);
+            } else if (isTombstone(ref, header)) {
+                tombstoneLength = length;
+            }
+            successorTime = time == PENDING ? Long.MAX_VALUE : time;
+            ref = previous;
+        }
+        if (tombstoneLength >= 0) {
+            tally.addTombstone(tombstoneLength, olderPinnedByOldest);
+        }
+    }
+
+    /** The sums {@link #tally} adds to, for the open snapshots whose two oldest times it is given. */
+    static final class Tally {
+        private final long oldest;
+        private final long nextOldest;
+        long versions;
+        long bytes;
+        long pinnedByOldest;
+
+        /** Sums for oldest open snapshot time {@code oldest} and next {@code nextOldest} (MAX_VALUE: none). */
+        Tally(long oldest, long nextOldest) {
+            this.oldest = oldest;
+            this.nextOldest = nextOldest;
+        }
+
+        /**
+         * Adds a version of {@code length} bytes written at {@code time} and replaced at {@code successorTime}: read by
+         * the snapshots from the one time to the other, so by the oldest alone if no other lies in between. Returns
+         * whether it is.
+         */
+        boolean add(int length, long time, long successorTime) {
+            versions++;
+            bytes += length;
+            boolean pinned = oldest != Long.MAX_VALUE && time <= oldest && oldest < successorTime
+                    && successorTime <= nextOldest;
+            if (pinned) {
+                pinnedByOldest += length;
+            }
+            return pinned;
+        }
+
+        /** Adds an entry's tombstone of {@code length} bytes, which closing the oldest frees if {@code freed}. */
+        void addTombstone(int length, boolean freed) {
+            versions++;
+            bytes += length;
+            if (oldest != Long.MAX_VALUE && freed) {
+                pinnedByOldest += length;
+            }
+        }
+    }
+
+    /**
      * Whether value {@code ref} (header {@code header}) is a tombstone: a removal an open snapshot must not see.
      * Told by its time, which other placeholders do not have (0) and which, unlike its previous version, never
      * changes: a batch may prune what a tombstone it claimed hides before its install counts it out.

@@ -38,6 +38,11 @@ import java.util.function.Function;
  *
  * <p>Without a stamp (keys, which never change) a read is (2) and (4).
  *
+ * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
+ * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
+ * the lease still holds, then validates the slice. A lease that held after the read held during it, so the bytes read
+ * were unchanged; once it ended every read throws the lease's {@link IllegalStateException}.
+ *
  * <p>Bulk copies fill the target before validating: on {@link ConcurrentModificationException} the target's bytes
  * in the copied range are unspecified (and a {@link ByteBuffer} target's position has advanced); a copy that is
  * started over rewinds the buffer's position first.
@@ -76,9 +81,23 @@ public final class SliceHandle implements Handle {
         }
     }
 
+    /**
+     * What keeps the bytes of the slices a handle reads without a stamp unchanged and allocated while it holds (see
+     * the class notes).
+     */
+    public interface Lease {
+        /** Whether the lease holds now; a {@code true} may be outdated when it returns. */
+        boolean holds();
+
+        /** Throws {@link IllegalStateException} if the lease ended. */
+        void check();
+    }
+
     private final Pool pool;
     /** The map's check for a read that would wait for its own thread; {@code null} for slices without a stamp. */
     private final WriterCheck writers;
+    /** What the bytes are read under, or {@code null}: they never change, or a stamp tells when they do. */
+    private final Lease lease;
     /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
     /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
@@ -97,7 +116,7 @@ public final class SliceHandle implements Handle {
 
     /** A handle not yet pointed at anything, for scans that point one handle at entry after entry. */
     public SliceHandle(Pool pool) {
-        this(pool, null);
+        this(pool, null, null);
     }
 
     /**
@@ -105,8 +124,18 @@ public final class SliceHandle implements Handle {
      * can tell ({@link WriterCheck}).
      */
     public SliceHandle(Pool pool, WriterCheck writers) {
+        this(pool, writers, null);
+    }
+
+    /** A handle not yet pointed at anything, on slices read without a stamp under {@code lease}. */
+    public SliceHandle(Pool pool, Lease lease) {
+        this(pool, null, lease);
+    }
+
+    private SliceHandle(Pool pool, WriterCheck writers, Lease lease) {
         this.pool = pool;
         this.writers = writers;
+        this.lease = lease;
     }
 
     /**
@@ -167,13 +196,14 @@ public final class SliceHandle implements Handle {
     }
 
     /**
-     * Whether the slice is live; {@code false} once its pool is closed too (the closed arena would make the header
-     * read throw), so a handle of a closed map answers the same whether the map had its own pool or shared one.
+     * Whether the slice is live (and the lease, if any, holds); {@code false} once its pool is closed too (the closed
+     * arena would make the header read throw), so a handle of a closed map answers the same whether the map had its
+     * own pool or shared one.
      */
     @Override
     public boolean isValid() {
         try {
-            return !pool.isClosed() && pool.isLive(ref);
+            return (lease == null || lease.holds()) && !pool.isClosed() && pool.isLive(ref);
         } catch (IllegalStateException closedMeanwhile) {
             if (pool.isClosed()) {
                 return false;
@@ -213,10 +243,14 @@ public final class SliceHandle implements Handle {
 
     /**
      * Steps (3) and (4): whether what was read since {@code stamp} is one state of the live slice; {@code false}:
-     * read again; throws {@link ConcurrentModificationException} if the slice is gone.
+     * read again; throws {@link ConcurrentModificationException} if the slice is gone, {@link IllegalStateException}
+     * if the lease ended.
      */
     private boolean unchangedSince(long stamp) {
         boolean unchanged = stampAt < 0 || SliceStamp.unchanged(view.segment(), stampAt, stamp);
+        if (lease != null) {
+            lease.check();
+        }
         pool.validate(ref);
         return unchanged;
     }

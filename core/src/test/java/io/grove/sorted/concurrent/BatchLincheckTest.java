@@ -30,18 +30,24 @@ public class BatchLincheckTest {
     private static final AtomicReference<AutoCloseable> PREVIOUS = new AtomicReference<>();
     private static final AtomicLong BATCHES = new AtomicLong();
 
-    private final GroveSortedMap<Long, Long> map;
+    final GroveSortedMap<Long, Long> map;
 
     public BatchLincheckTest() {
-        GroveSortedMap<Long, Long> fresh = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
-                .chunkSize(SortedMapOperations.CHUNK_SIZE).pool(POOL).build();
+        GroveSortedMap.Builder<Long, Long> builder = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
+                .chunkSize(SortedMapOperations.CHUNK_SIZE).pool(POOL);
+        GroveSortedMap<Long, Long> fresh = (takesSnapshots() ? builder.snapshots() : builder).build();
         for (long filler : SortedMapOperations.FILLERS) {
             fresh.put(filler, filler);
         }
         map = SingleKeyOperations.retirePrevious(PREVIOUS, fresh, fresh);
     }
 
-    private static long key(int k) {
+    /** Whether the map is built to take snapshots (a constant: called from the constructor). */
+    boolean takesSnapshots() {
+        return false;
+    }
+
+    static long key(int k) {
         return SortedMapOperations.realKey(k);
     }
 
@@ -76,15 +82,19 @@ public class BatchLincheckTest {
 
     @Test
     void stress() {
+        stress(BatchLincheckTest.class, Spec.class);
+        assertTrue(BATCHES.get() > 0, "no batch ran");
+    }
+
+    static void stress(Class<?> test, Class<?> specification) {
         new StressOptions().iterations(60).invocationsPerIteration(300).threads(3).actorsPerThread(4)
                 .actorsBefore(2).actorsAfter(2).minimizeFailedScenario(false)
-                .sequentialSpecification(Spec.class).check(BatchLincheckTest.class);
-        assertTrue(BATCHES.get() > 0, "no batch ran");
+                .sequentialSpecification(specification).check(test);
     }
 
     /** The sequential specification: a {@link TreeMap} with the fillers; a batch applies its two operations. */
     public static class Spec {
-        private final TreeMap<Long, Long> model = new TreeMap<>();
+        final TreeMap<Long, Long> model = new TreeMap<>();
 
         public Spec() {
             for (long filler : SortedMapOperations.FILLERS) {
