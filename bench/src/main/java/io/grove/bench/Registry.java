@@ -151,6 +151,8 @@ public final class Registry {
             batches("batch-100", "atomic batches of 100 random puts/removes; ops = batches", "batch-100", 100),
             batches("batch-100-seq", "atomic batches of 100 consecutive puts/removes; ops = batches",
                     "batch-100-seq", 100),
+            batches("batch-100-zipf", "atomic batches of 100 Zipfian (0.99, scrambled) puts/removes; ops = batches",
+                    "batch-100-zipf", 100),
             batches("batch-10-get", "50% batches of 10 random puts/removes, 50% gets", "batch-10", 50, "get", 50),
             batches("batch-put-get", "single-key operations: 50% put, 50% get", "put", 50, "get", 50),
             batches("snap-scan", "scans of 100 entries from a random id, in a snapshot; ops = scans", "snap-scan",
@@ -159,6 +161,8 @@ public final class Registry {
                     "snap-scan", 50),
             batches("batch-100-snap-scan", "50% atomic batches of 100 random puts/removes, 50% snapshot scans of"
                     + " 100 entries", "batch-100", 50, "snap-scan", 50),
+            batches("batch-100-zipf-snap-scan", "50% atomic batches of 100 Zipfian puts/removes, 50% snapshot scans"
+                    + " of 100 entries", "batch-100-zipf", 50, "snap-scan", 50),
             batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100),
             new BatchScenario("snap-get-100k", "batches: as snap-get, with 100,000 entries over 200,000 ids"
                     + " (acquisition time against the map's size)", mix("snap-get", 100), BATCH_KEYS / 10,

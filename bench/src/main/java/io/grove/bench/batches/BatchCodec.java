@@ -39,7 +39,7 @@ final class BatchCodec {
         return scramble(id ^ Long.rotateLeft(stamp, 17));
     }
 
-    private static long scramble(long x) {
+    static long scramble(long x) {
         x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
         x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
         return x ^ (x >>> 31);

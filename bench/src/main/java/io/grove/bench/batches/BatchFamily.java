@@ -1,15 +1,18 @@
 package io.grove.bench.batches;
 
 import io.grove.bench.Family;
+import io.grove.bench.Registry;
 import io.grove.bench.ThreadContext;
 import io.grove.bench.WorkerConfig;
+import io.grove.bench.maps.ZipfTrace;
 import java.util.List;
 
 /**
  * The batch family (Jiffy §4.3 scaled to this machine): 16-byte keys and 100-byte values ({@link BatchCodec}), a
  * range of ids of which every second one is loaded first (1M entries over 2M ids). Operations: a batch of 10 or
- * 100 random ids, or of 100 consecutive ids from the operation's id, each a put or (one in two) a removal, so the
- * size stays near its start; a get; a single-key put; a scan of {@value #SCAN} entries from a random id in a
+ * 100 random ids, or of 100 consecutive ids from the operation's id, or of 100 Zipfian ids (exponent
+ * {@value #ZIPF_EXPONENT}, hot ids scattered over the key order), each a put or (one in two) a removal, so the size
+ * stays near its start; a get; a single-key put; a scan of {@value #SCAN} entries from a random id in a
  * snapshot; a snapshot opened for one get. An operation counts once, whatever its batch size or scan length.
  *
  * <p>Checks: every value read must be a whole value of its key; after the run, every entry's (no writer running).
@@ -18,12 +21,18 @@ public final class BatchFamily implements Family<BatchStore> {
     public static final String NAME = "batches";
     public static final BatchFamily INSTANCE = new BatchFamily();
     private static final List<String> OPERATIONS =
-            List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get");
+            List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get", "batch-100-zipf");
+    /** The exponent of the Zipfian batches (Jiffy §4.3, YCSB's default). */
+    static final double ZIPF_EXPONENT = 0.99;
+    /** Ids drawn for the Zipfian batches, which read them from a random place on. */
+    private static final int ZIPF_TRACE = 1 << 20;
     /** Entries a snapshot scan reads. */
     static final int SCAN = 100;
 
     /** The id range of the running worker (one scenario per JVM), set by {@link #prepare}. */
     private volatile int range;
+    /** Zipfian ids for the running worker's scenario if it has Zipfian batches, set by {@link #prepare}. */
+    private volatile int[] zipfIds;
 
     private BatchFamily() {}
 
@@ -40,6 +49,21 @@ public final class BatchFamily implements Family<BatchStore> {
     @Override
     public void prepare(WorkerConfig config) {
         range = config.keys();
+        if (Registry.scenario(config.scenario()).mix().containsKey("batch-100-zipf")) {
+            zipfIds = zipfIds(config.keys(), config.seed());
+        }
+    }
+
+    /**
+     * {@value #ZIPF_TRACE} ids below {@code range} drawn with Zipf exponent {@value #ZIPF_EXPONENT} by rank, each
+     * rank scrambled to an id (as YCSB's scrambled Zipfian does) so the hot ids lie all over the key order.
+     */
+    private static int[] zipfIds(int range, long seed) {
+        int[] ids = ZipfTrace.generate(range, ZIPF_EXPONENT, ZIPF_TRACE, seed);
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = (int) Math.floorMod(BatchCodec.scramble(ids[i]), (long) range);
+        }
+        return ids;
     }
 
     @Override
@@ -87,9 +111,13 @@ public final class BatchFamily implements Family<BatchStore> {
                 BatchCodec.setKey(t.key, key);
                 store.snapshotScan(t, SCAN, c);
             }
-            default -> {
+            case 6 -> {
                 BatchCodec.setKey(t.key, key);
                 store.snapshotGet(key, t, c);
+            }
+            default -> {
+                t.build(100, zipfIds);
+                store.apply(t);
             }
         }
     }

@@ -33,13 +33,26 @@ final class BatchThread {
     void build(int n, long first, boolean sequential, int range) {
         size = n;
         for (int i = 0; i < n; i++) {
-            long id = sequential ? (first + i) % range : random.nextInt(range);
-            ids[i] = id;
-            removals[i] = random.nextBoolean();
-            BatchCodec.setKey(keys[i], id);
-            if (!removals[i]) {
-                BatchCodec.setValue(values[i], id, ++nextStamp);
-            }
+            set(i, sequential ? (first + i) % range : random.nextInt(range));
+        }
+    }
+
+    /** Builds a batch of {@code n} operations on the ids of {@code trace} from a random place (repeats allowed). */
+    void build(int n, int[] trace) {
+        size = n;
+        int at = random.nextInt(trace.length);
+        for (int i = 0; i < n; i++) {
+            set(i, trace[(at + i) % trace.length]);
+        }
+    }
+
+    /** Operation {@code i} of the batch: a put or (one in two) a removal of {@code id}. */
+    private void set(int i, long id) {
+        ids[i] = id;
+        removals[i] = random.nextBoolean();
+        BatchCodec.setKey(keys[i], id);
+        if (!removals[i]) {
+            BatchCodec.setValue(values[i], id, ++nextStamp);
         }
     }
 }

@@ -9,14 +9,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The batch family's contenders end with as many entries as each other after the same operations (batches, gets,
- * puts, snapshot scans and gets), every value whole and at its key, and the family's checks catch a value written at
- * the wrong key.
+ * The batch family's contenders end with as many entries as each other after the same operations (batches of random,
+ * consecutive and Zipfian ids, gets, puts, snapshot scans and gets), every value whole and at its key, and the family's
+ * checks catch a value written at the wrong key.
  */
 class BatchFamilyTest {
     private static final int IDS = 20_000;
     private static final WorkerConfig CONFIG =
-            new WorkerConfig("batch-10", "test", 1, 0, 0, IDS, BatchCodec.VALUE_SIZE, 64L << 20, 1);
+            new WorkerConfig("batch-100-zipf", "test", 1, 0, 0, IDS, BatchCodec.VALUE_SIZE, 64L << 20, 1);
 
     @Test
     void everyContenderEndsWithTheSameSizeAndSoundEntries() {
