@@ -164,6 +164,10 @@ public final class Registry {
             batches("batch-100-zipf-snap-scan", "50% atomic batches of 100 Zipfian puts/removes, 50% snapshot scans"
                     + " of 100 entries", "batch-100-zipf", 50, "snap-scan", 50),
             batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100),
+            new BatchScenario("batch-100-long-snap-scan", "batches: mixed run at 2 threads, one thread scanning"
+                    + " 10,000 entries in a snapshot after snapshot, the other applying batches of 100 random"
+                    + " puts/removes; ops = scans + batches (the CSV counts each: op.long-snap-scan, op.batch-100)",
+                    mix("batch-100", 100), mix("long-snap-scan", 100), BATCH_KEYS, BATCH_QUICK_KEYS),
             new BatchScenario("snap-get-100k", "batches: as snap-get, with 100,000 entries over 200,000 ids"
                     + " (acquisition time against the map's size)", mix("snap-get", 100), BATCH_KEYS / 10,
                     BATCH_QUICK_KEYS),

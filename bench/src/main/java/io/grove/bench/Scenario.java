@@ -20,6 +20,14 @@ public interface Scenario {
     /** Percent of operations per {@link Family#operations()} name, summing to 100, in a stable order. */
     Map<String, Integer> mix();
 
+    /**
+     * The mix of worker thread {@code thread} (numbered from 0): {@link #mix()}, unless the scenario gives its threads
+     * roles (one thread scanning beside writers, say).
+     */
+    default Map<String, Integer> mixOf(int thread) {
+        return mix();
+    }
+
     /** Keys (slots, entries) in the data set. */
     int keys();
 

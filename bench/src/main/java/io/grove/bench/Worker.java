@@ -81,7 +81,10 @@ public final class Worker {
             throw new IllegalArgumentException("contender " + contender.name() + " serves family " + family.name()
                     + ", scenario " + scenario.name() + " needs " + scenario.family());
         }
-        byte[] opTable = opTable(scenario, family);
+        byte[][] opTables = new byte[config.threads()][];
+        for (int t = 0; t < opTables.length; t++) {
+            opTables[t] = opTable(scenario, scenario.mixOf(t), family);
+        }
         family.prepare(config);
         System.gc();
         long heapBeforeOpen = heapUsed();
@@ -117,6 +120,7 @@ public final class Worker {
             for (int t = 0; t < threads; t++) {
                 Measure m = measures[t] = new Measure();
                 long seed = config.seed() * 31 + t;
+                byte[] opTable = opTables[t];
                 runners.add(new Runner("worker-" + t, () -> loop(family, subject, opTable, config.keys(), seed, m,
                         scenario.batch())));
             }
@@ -295,11 +299,11 @@ public final class Worker {
         }
     }
 
-    /** 100 entries, each an operation index, in the proportions of the scenario's mix. */
-    private static byte[] opTable(Scenario scenario, Family<?> family) {
+    /** 100 entries, each an operation index, in the proportions of {@code mix}, one thread's mix of the scenario. */
+    private static byte[] opTable(Scenario scenario, Map<String, Integer> mix, Family<?> family) {
         byte[] table = new byte[100];
         int at = 0;
-        for (Map.Entry<String, Integer> e : scenario.mix().entrySet()) {
+        for (Map.Entry<String, Integer> e : mix.entrySet()) {
             int op = family.operations().indexOf(e.getKey());
             if (op < 0) {
                 throw new IllegalArgumentException("scenario " + scenario.name() + ": family " + family.name()

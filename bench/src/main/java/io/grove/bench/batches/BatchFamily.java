@@ -8,12 +8,12 @@ import io.grove.bench.maps.ZipfTrace;
 import java.util.List;
 
 /**
- * The batch family (Jiffy §4.3 scaled to this machine): 16-byte keys and 100-byte values ({@link BatchCodec}), a
- * range of ids of which every second one is loaded first (1M entries over 2M ids). Operations: a batch of 10 or
- * 100 random ids, or of 100 consecutive ids from the operation's id, or of 100 Zipfian ids (exponent
- * {@value #ZIPF_EXPONENT}, hot ids scattered over the key order), each a put or (one in two) a removal, so the size
- * stays near its start; a get; a single-key put; a scan of {@value #SCAN} entries from a random id in a
- * snapshot; a snapshot opened for one get. An operation counts once, whatever its batch size or scan length.
+ * The batch family (Jiffy §4.3 scaled to this machine): 16-byte keys and 100-byte values ({@link BatchCodec}), a range
+ * of ids of which every second one is loaded first (1M entries over 2M ids). Operations: a batch of 10 or 100 random
+ * ids, or of 100 consecutive ids from the operation's id, or of 100 Zipfian ids (exponent {@value #ZIPF_EXPONENT}, hot
+ * ids scattered over the key order), each a put or (one in two) a removal, so the size stays near its start; a get; a
+ * single-key put; a scan of {@value #SCAN} entries, or {@value #LONG_SCAN}, from a random id in a snapshot; a snapshot
+ * opened for one get. An operation counts once, whatever its batch size or scan length.
  *
  * <p>Checks: every value read must be a whole value of its key; after the run, every entry's (no writer running).
  */
@@ -21,13 +21,16 @@ public final class BatchFamily implements Family<BatchStore> {
     public static final String NAME = "batches";
     public static final BatchFamily INSTANCE = new BatchFamily();
     private static final List<String> OPERATIONS =
-            List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get", "batch-100-zipf");
+            List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get", "batch-100-zipf",
+                    "long-snap-scan");
     /** The exponent of the Zipfian batches (Jiffy §4.3, YCSB's default). */
     static final double ZIPF_EXPONENT = 0.99;
     /** Ids drawn for the Zipfian batches, which read them from a random place on. */
     private static final int ZIPF_TRACE = 1 << 20;
     /** Entries a snapshot scan reads. */
     static final int SCAN = 100;
+    /** Entries a long snapshot scan reads. */
+    static final int LONG_SCAN = 10_000;
 
     /** The id range of the running worker (one scenario per JVM), set by {@link #prepare}. */
     private volatile int range;
@@ -115,9 +118,13 @@ public final class BatchFamily implements Family<BatchStore> {
                 BatchCodec.setKey(t.key, key);
                 store.snapshotGet(key, t, c);
             }
-            default -> {
+            case 7 -> {
                 t.build(100, zipfIds);
                 store.apply(t);
+            }
+            default -> {
+                BatchCodec.setKey(t.key, key);
+                store.snapshotScan(t, LONG_SCAN, c);
             }
         }
     }
