@@ -251,7 +251,6 @@ final class ChunkMap<K, V> {
         }
     }
 
-    /** A handle on the value of {@code key}'s bytes, or {@code null}. */
     /**
      * A handle on the value of {@code key}, now (under the value's stamp) or ({@code snapshot} not null) as
      * {@code snapshot} sees it (under its lease); {@code null} if absent.

@@ -515,7 +515,8 @@ final class Values<V> implements SliceHandle.WriterCheck {
     /**
      * For a handle that read value {@code ref}'s header as {@code stamp}, odd: a value a pending batch claims is
      * readable as it is (the batch never writes its bytes); once the batch committed, the value is replaced, and
-     * the read throws {@link ConcurrentModificationException}.
+     * the read throws {@link ConcurrentModificationException}; while it commits, the read waits (see
+     * {@link #valueUnderClaim}).
      */
     @Override
     public boolean readableWhileHeld(long ref, long stamp) {
