@@ -8,11 +8,13 @@ import io.grove.internal.sync.ScratchPool;
 import io.grove.internal.view.SegmentView;
 import io.grove.internal.view.SliceHandle;
 import io.grove.serial.Serializer;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.ConcurrentModificationException;
 import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The single-key operations of an ordered map (Oak §4): locate the key's chunk, read its value, or publish there,
@@ -73,8 +75,7 @@ final class ChunkMap<K, V> {
     /** Whether a sweep left a key a pending batch claimed: the batch's end sweeps again. */
     private volatile boolean sweepOwed;
     /** Sweep requests (snapshot closes) since the running sweep of older versions started; 0 while none runs. */
-    private final java.util.concurrent.atomic.AtomicInteger sweepRequests =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger sweepRequests = new AtomicInteger();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize,
             boolean versioned) {
@@ -794,7 +795,7 @@ final class ChunkMap<K, V> {
         public void entry(int e) {
             if (sweep(s, chunk, e)) {
                 if (leftCount == left.length) {
-                    left = java.util.Arrays.copyOf(left, 2 * leftCount);
+                    left = Arrays.copyOf(left, 2 * leftCount);
                 }
                 left[leftCount++] = e;
             }

@@ -276,12 +276,7 @@ final class Values<V> implements SliceHandle.WriterCheck {
                 if (batch == null) {
                     continue; // the claim ended: read the header again
                 }
-                int status = batch.status();
-                if (status == Batch.COMMITTING) {
-                    Backoff.pause(attempt);
-                    continue;
-                }
-                if (status == Batch.COMMITTED && batch.time() <= time) {
+                if (awaitCommitted(batch) == Batch.COMMITTED && batch.time() <= time) {
                     ref = batch.replacementOf(ref);
                     continue;
                 }
