@@ -164,6 +164,8 @@ public final class Registry {
             batches("batch-100-zipf-snap-scan", "50% atomic batches of 100 Zipfian puts/removes, 50% snapshot scans"
                     + " of 100 entries", "batch-100-zipf", 50, "snap-scan", 50),
             batches("snap-get", "a snapshot opened for one get, then closed; ops = snapshots", "snap-get", 100),
+            batches("scan", "scans of 100 entries from a random id through the map's own (weakly consistent) views,"
+                    + " no snapshot, no lock; ops = scans", "scan", 100),
             new BatchScenario("batch-100-long-snap-scan", "batches: mixed run at 2 threads, one thread scanning"
                     + " 10,000 entries in a snapshot after snapshot, the other applying batches of 100 random"
                     + " puts/removes; ops = scans + batches (the CSV counts each: op.long-snap-scan, op.batch-100)",

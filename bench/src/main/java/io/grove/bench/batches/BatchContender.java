@@ -23,7 +23,8 @@ public record BatchContender(String name, Placement placement, String descriptio
             config -> new GroveBatches(config.offHeapLimit(), false));
     public static final BatchContender GROVE_SNAPSHOTS = new BatchContender("grove-snapshots", Placement.OFF_HEAP,
             "GroveSortedMap<byte[], byte[]> built with snapshots(): as grove-sorted, plus snapshot scans and gets"
-                    + " (snapshot() per operation, entries copied to the heap); off-heap limit = budget - small heap",
+                    + " (snapshot() per operation, entries read zero-copy through its zc()); off-heap limit = budget -"
+                    + " small heap",
             config -> new GroveBatches(config.offHeapLimit(), true));
     public static final BatchContender CSLM = new BatchContender("cslm", Placement.ON_HEAP,
             "ConcurrentSkipListMap<ByteKey, byte[]> on heap; a batch is its puts and removes one by one, NOT atomic"

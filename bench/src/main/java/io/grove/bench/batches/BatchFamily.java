@@ -13,7 +13,8 @@ import java.util.List;
  * ids, or of 100 consecutive ids from the operation's id, or of 100 Zipfian ids (exponent {@value #ZIPF_EXPONENT}, hot
  * ids scattered over the key order), each a put or (one in two) a removal, so the size stays near its start; a get; a
  * single-key put; a scan of {@value #SCAN} entries, or {@value #LONG_SCAN}, from a random id in a snapshot; a snapshot
- * opened for one get. An operation counts once, whatever its batch size or scan length.
+ * opened for one get; a scan of {@value #SCAN} entries of the map itself (weakly consistent). An operation counts once,
+ * whatever its batch size or scan length.
  *
  * <p>Checks: every value read must be a whole value of its key; after the run, every entry's (no writer running).
  */
@@ -22,7 +23,7 @@ public final class BatchFamily implements Family<BatchStore> {
     public static final BatchFamily INSTANCE = new BatchFamily();
     private static final List<String> OPERATIONS =
             List.of("batch-10", "batch-100", "batch-100-seq", "get", "put", "snap-scan", "snap-get", "batch-100-zipf",
-                    "long-snap-scan");
+                    "long-snap-scan", "scan");
     /** The exponent of the Zipfian batches (Jiffy §4.3, YCSB's default). */
     static final double ZIPF_EXPONENT = 0.99;
     /** Ids drawn for the Zipfian batches, which read them from a random place on. */
@@ -122,9 +123,13 @@ public final class BatchFamily implements Family<BatchStore> {
                 t.build(100, zipfIds);
                 store.apply(t);
             }
-            default -> {
+            case 8 -> {
                 BatchCodec.setKey(t.key, key);
                 store.snapshotScan(t, LONG_SCAN, c);
+            }
+            default -> {
+                BatchCodec.setKey(t.key, key);
+                store.scan(t, SCAN, c);
             }
         }
     }

@@ -22,6 +22,12 @@ interface BatchStore extends Subject {
     void snapshotScan(BatchThread t, int count, ThreadContext c);
 
     /**
+     * Reads the {@code count} entries from {@code t.key} on, checking each value belongs to its key, through the
+     * map's own views: weakly consistent, no snapshot and no lock.
+     */
+    void scan(BatchThread t, int count, ThreadContext c);
+
+    /**
      * Reads {@code t.key}'s value ({@code id}) in a snapshot opened and closed for it (or the contender's
      * stand-in).
      */

@@ -107,17 +107,22 @@ final class CslmBatches implements BatchStore {
     public void snapshotScan(BatchThread t, int count, ThreadContext c) {
         lockAll();
         try {
-            Iterator<Map.Entry<ByteKey, byte[]>> entries =
-                    map.tailMap(new ByteKey(t.key), true).entrySet().iterator();
-            for (int i = 0; i < count && entries.hasNext(); i++) {
-                Map.Entry<ByteKey, byte[]> e = entries.next();
-                if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey().bytes))) {
-                    c.mismatches++;
-                }
-                c.sink += e.getValue()[BatchCodec.STAMP + 7];
-            }
+            scan(t, count, c);
         } finally {
             unlockAll();
+        }
+    }
+
+    /** Both forms scan weakly consistently, without locks. */
+    @Override
+    public void scan(BatchThread t, int count, ThreadContext c) {
+        Iterator<Map.Entry<ByteKey, byte[]>> entries = map.tailMap(new ByteKey(t.key), true).entrySet().iterator();
+        for (int i = 0; i < count && entries.hasNext(); i++) {
+            Map.Entry<ByteKey, byte[]> e = entries.next();
+            if (!BatchCodec.matches(e.getValue(), BatchCodec.idOf(e.getKey().bytes))) {
+                c.mismatches++;
+            }
+            c.sink += e.getValue()[BatchCodec.STAMP + 7];
         }
     }
 

@@ -70,15 +70,29 @@ final class GroveBatches implements BatchStore {
         }
     }
 
-    /** A zero-copy scan: one reused key and value handle, the id, stamp and check words read in place. */
+    /** A zero-copy scan in a snapshot: {@link #scan(Iterator, int, ThreadContext)}. */
     @Override
     public void snapshotScan(BatchThread t, int count, ThreadContext c) {
         try (GroveSnapshot<byte[], byte[]> snapshot = map.snapshot()) {
-            Iterator<Map.Entry<Handle, Handle>> entries =
-                    snapshot.zc().tailMap(t.key, true).entryStream().iterator();
-            for (int i = 0; i < count && entries.hasNext(); i++) {
-                Map.Entry<Handle, Handle> e = entries.next();
-                Handle value = e.getValue();
+            scan(snapshot.zc().tailMap(t.key, true).entryStream().iterator(), count, c);
+        }
+    }
+
+    @Override
+    public void scan(BatchThread t, int count, ThreadContext c) {
+        scan(zc.tailMap(t.key, true).entryStream().iterator(), count, c);
+    }
+
+    /**
+     * A zero-copy scan: one reused key and value handle, the id, stamp and check words read in place. A value
+     * replaced while it is read (only in a scan of the map itself: a snapshot's versions do not change) counts as a
+     * read retry and is skipped.
+     */
+    private static void scan(Iterator<Map.Entry<Handle, Handle>> entries, int count, ThreadContext c) {
+        for (int i = 0; i < count && entries.hasNext(); i++) {
+            Map.Entry<Handle, Handle> e = entries.next();
+            Handle value = e.getValue();
+            try {
                 long id = e.getKey().getLong(0);
                 long stamp = value.getLong(BatchCodec.STAMP);
                 if (value.getLong(BatchCodec.ID) != id
@@ -86,6 +100,8 @@ final class GroveBatches implements BatchStore {
                     c.mismatches++;
                 }
                 c.sink += stamp;
+            } catch (ConcurrentModificationException replaced) {
+                c.readRetries++;
             }
         }
     }
