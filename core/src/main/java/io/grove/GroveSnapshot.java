@@ -17,7 +17,9 @@ import java.util.NavigableMap;
  * snapshot reads them (by a sweep after each snapshot's close, or when a later write of the key finds them unread).
  * So close every snapshot, with try-with-resources; one that becomes unreachable without being closed is closed
  * by a {@link java.lang.ref.Cleaner}, some time after the next garbage collection (its views, which share its
- * state, must not outlive it).
+ * state, must not outlive it). A map has room for 1,024 open snapshots; an open that finds them all taken asks for a
+ * garbage collection ({@link System#gc()}, as the JDK's direct buffers do when direct memory runs out) and waits up
+ * to half a second for dropped snapshots to be closed before it throws {@link IllegalStateException}.
  *
  * <p>Every method that would change the map throws {@link UnsupportedOperationException} (they are the optional
  * operations of {@link java.util.Map}, which its contract lets a read-only map refuse); every method throws

@@ -103,7 +103,8 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
      * constant time. The map keeps the older versions an open snapshot reads: close it when done.
      *
      * @throws IllegalStateException if the map was not built with {@link Builder#snapshots()}, is closed, or has
-     *     1024 snapshots open
+     *     1024 snapshots open (after asking for a garbage collection and waiting up to half a second for snapshots
+     *     dropped without {@code close()} to be closed: {@link GroveSnapshot})
      */
     GroveSnapshot<K, V> snapshot();
 

@@ -2,6 +2,8 @@ package io.grove.internal.sorted;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The snapshots open on an ordered map, and the clock their versions are read from: each open snapshot holds a slot
@@ -30,6 +32,11 @@ import java.lang.invoke.VarHandle;
 final class SnapshotRegistry {
     /** The most snapshots one map may have open at once. */
     static final int MAX_OPEN = 1024;
+    /**
+     * How many times an open that finds every slot taken waits for the {@link java.lang.ref.Cleaner} to close
+     * snapshots dropped unclosed, 1, 2, 4... ms in turn (511 ms in all), before it throws.
+     */
+    private static final int RECLAIM_WAITS = 9;
     /** A slot taken by a snapshot that has not read its time yet. */
     private static final long REGISTERING = Long.MIN_VALUE;
     private static final long FREE = 0;
@@ -61,7 +68,7 @@ final class SnapshotRegistry {
 
     /**
      * Opens a snapshot: its slot; its time is {@link #timeOf}. Throws {@link IllegalStateException} if
-     * {@value #MAX_OPEN} snapshots are open.
+     * {@value #MAX_OPEN} snapshots are open ({@link #takeSlot}).
      */
     int register() {
         OPEN.getAndAdd(this, 1);
@@ -74,7 +81,32 @@ final class SnapshotRegistry {
         return slot;
     }
 
+    /**
+     * A slot taken for a snapshot that opens. When every slot is taken, some may belong to snapshots dropped without
+     * {@code close()}, which hold their slots until the {@link java.lang.ref.Cleaner} closes them after a garbage
+     * collection: as the JDK's direct buffers do when direct memory runs out, the open then asks for a collection
+     * ({@link System#gc()}) and looks again after waits of 1, 2, 4... ms ({@value #RECLAIM_WAITS} of them), and
+     * throws {@link IllegalStateException} only if every slot is still taken.
+     */
     private int takeSlot() {
+        for (int wait = 0; ; wait++) {
+            int slot = tryTakeSlot();
+            if (slot >= 0) {
+                return slot;
+            }
+            if (wait == RECLAIM_WAITS) {
+                OPEN.getAndAdd(this, -1);
+                throw new IllegalStateException(MAX_OPEN + " snapshots of this map are open: close some first");
+            }
+            if (wait == 0) {
+                System.gc();
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1L << wait));
+        }
+    }
+
+    /** A free slot, taken; -1 if there is none. */
+    private int tryTakeSlot() {
         int start = (int) (Thread.currentThread().threadId() & (MAX_OPEN - 1));
         for (int i = 0; i < MAX_OPEN; i++) {
             int slot = (start + i) & (MAX_OPEN - 1);
@@ -88,8 +120,7 @@ final class SnapshotRegistry {
                 return slot;
             }
         }
-        OPEN.getAndAdd(this, -1);
-        throw new IllegalStateException(MAX_OPEN + " snapshots of this map are open: close some first");
+        return -1;
     }
 
     long timeOf(int slot) {
