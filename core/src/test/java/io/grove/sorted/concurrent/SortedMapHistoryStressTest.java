@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveSnapshot;
 import io.grove.GroveSortedMap;
 import io.grove.WriteBatch;
+import io.grove.ZeroCopySortedReads;
 import io.grove.serial.Serializers;
 import io.grove.testing.History;
 import io.grove.testing.LinearizabilityGraph;
 import io.grove.testing.LinearizabilityGraph.Verdict;
 import io.grove.testing.StressRun;
 import io.grove.view.Handle;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
@@ -21,18 +23,18 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Histories of the sorted map's single-key operations (put, remove, get) under contention, alone, mixed with
- * atomic batches, and mixed with batches and snapshots, checked by {@link LinearizabilityGraph}: it must find no
- * cycle (for a batch, a read of one of its writes orders the whole batch before the read; a snapshot is one atomic
- * read of the whole map inside the interval of its acquisition). A snapshot operation opens a snapshot, reads a key
- * with {@code get}, another through a zero-copy handle, and scans a range of up to {@value #MAX_SCAN} keys
- * (ascending or descending), then closes it. Eight platform threads, and separately 64 virtual threads, each
- * record their operations on 20 or 200 keys of a map of chunks of four entries, so that puts, removes and batches
- * split and merge chunks all the time while other threads read and write the same keys; every put writes a value
- * of its own, so every read names the write it saw. A batch has 1 to {@value #MAX_BATCH} operations (a put or a
+ * Histories of the sorted map's single-key operations (put, remove, get) under contention, alone, mixed with atomic
+ * batches, and mixed with batches and snapshots, checked by {@link LinearizabilityGraph}: it must find no cycle (for a
+ * batch, a read of one of its writes orders the whole batch before the read; a snapshot is one atomic read of the whole
+ * map inside the interval of its acquisition). A snapshot operation opens a snapshot, reads a key with {@code get},
+ * another through a zero-copy handle, and scans a range of up to {@value #MAX_SCAN} keys (ascending or descending,
+ * through its map view or its zero-copy stream), then closes it. Eight platform threads, and separately 64 virtual
+ * threads, each record their operations on 20 or 200 keys of a map of chunks of four entries, so that puts, removes and
+ * batches split and merge chunks all the time while other threads read and write the same keys; every put writes a
+ * value of its own, so every read names the write it saw. A batch has 1 to {@value #MAX_BATCH} operations (a put or a
  * removal) on distinct random keys. {@value #OPERATIONS} single-key operations per run, or
- * {@value #OPERATIONS_WITH_BATCHES} operations of which a quarter are batches; the check of such a history takes
- * 0.1 to 1 s.
+ * {@value #OPERATIONS_WITH_BATCHES} operations of which a quarter are batches; the check of such a history takes 0.1 to
+ * 1 s.
  *
  * <p>Not vacuous: the workers count the rebalances they see complete (the map's chunk array replaced, see
  * {@link Internals#chunks}) and the run must see at least {@value #MIN_REBALANCES}, and a run with batches must
@@ -126,13 +128,27 @@ class SortedMapHistoryStressTest {
                             long from = random.nextInt(keys);
                             long to = Math.min(keys, from + 1 + random.nextInt(MAX_SCAN));
                             boolean descending = random.nextBoolean();
-                            NavigableMap<Long, Long> range = snapshot.subMap(from, true, to, false);
                             int count = 0;
-                            for (Map.Entry<Long, Long> e : (descending ? range.descendingMap() : range).entrySet()) {
-                                int at = descending ? MAX_SCAN - 1 - count : count; // recorded in ascending order
-                                scanKeys[at] = e.getKey();
-                                scanValues[at] = e.getValue();
-                                count++;
+                            if (random.nextBoolean()) {
+                                NavigableMap<Long, Long> range = snapshot.subMap(from, true, to, false);
+                                for (Map.Entry<Long, Long> e :
+                                        (descending ? range.descendingMap() : range).entrySet()) {
+                                    int at = descending ? MAX_SCAN - 1 - count : count; // kept in ascending order
+                                    scanKeys[at] = e.getKey();
+                                    scanValues[at] = e.getValue();
+                                    count++;
+                                }
+                            } else {
+                                ZeroCopySortedReads<Long, Long> range = snapshot.zc().subMap(from, true, to, false);
+                                Iterator<Map.Entry<Handle, Handle>> entries =
+                                        (descending ? range.descendingMap() : range).entryStream().iterator();
+                                while (entries.hasNext()) {
+                                    Map.Entry<Handle, Handle> e = entries.next();
+                                    int at = descending ? MAX_SCAN - 1 - count : count;
+                                    scanKeys[at] = decode(e.getKey());
+                                    scanValues[at] = decode(e.getValue());
+                                    count++;
+                                }
                             }
                             if (descending) {
                                 System.arraycopy(scanKeys, MAX_SCAN - count, scanKeys, 0, count);
