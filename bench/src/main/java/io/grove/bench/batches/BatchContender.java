@@ -35,10 +35,10 @@ public record BatchContender(String name, Placement placement, String descriptio
                     + " stripes in order (atomic), a get read-locks its stripe; -Xmx = budget",
             config -> new CslmBatches(true));
 
-    /** The map built without snapshots cannot run the snapshot operations. */
+    /** The map built without snapshots cannot run the snapshot operations, whichever thread has them. */
     @Override
     public String notApplicable(Scenario scenario) {
-        return this == GROVE && scenario.mix().keySet().stream().anyMatch(op -> op.startsWith("snap"))
+        return this == GROVE && BatchFamily.runs(scenario, op -> op.contains("snap-"))
                 ? "built without snapshots: see grove-snapshots" : null;
     }
 

@@ -2,10 +2,13 @@ package io.grove.bench.batches;
 
 import io.grove.bench.Family;
 import io.grove.bench.Registry;
+import io.grove.bench.Scenario;
 import io.grove.bench.ThreadContext;
 import io.grove.bench.WorkerConfig;
 import io.grove.bench.maps.ZipfTrace;
 import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * The batch family (Jiffy §4.3 scaled to this machine): 16-byte keys and 100-byte values ({@link BatchCodec}), a range
@@ -53,9 +56,14 @@ public final class BatchFamily implements Family<BatchStore> {
     @Override
     public void prepare(WorkerConfig config) {
         range = config.keys();
-        if (Registry.scenario(config.scenario()).mix().containsKey("batch-100-zipf")) {
+        if (runs(Registry.scenario(config.scenario()), "batch-100-zipf"::equals)) {
             zipfIds = zipfIds(config.keys(), config.seed());
         }
+    }
+
+    /** Whether a thread of {@code scenario} runs an operation that {@code op} accepts (the first may run its own). */
+    static boolean runs(Scenario scenario, Predicate<String> op) {
+        return Stream.of(scenario.mix(), scenario.mixOf(0)).flatMap(mix -> mix.keySet().stream()).anyMatch(op);
     }
 
     /**

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The batch family's contenders end with as many entries as each other after the same operations (batches of random,
- * consecutive and Zipfian ids, gets, puts, snapshot scans and gets), every value whole and at its key, and the family's
- * checks catch a value written at the wrong key.
+ * consecutive and Zipfian ids, gets, puts, snapshot scans and gets, plain scans), every value whole and at its key,
+ * and the family's checks catch a value written at the wrong key.
  */
 class BatchFamilyTest {
     private static final int IDS = 20_000;
