@@ -10,6 +10,9 @@ package io.grove;
  * operations are applied again, as a new atomic batch), changed and applied again, or {@link #clear() cleared}. It
  * is not thread-safe: one thread builds and applies it.
  *
+ * <p>A put is a zero-copy put ({@link ZeroCopyMap#put}): {@link #apply()} serializes its value once, straight into
+ * the map's memory, and the value it replaces is never read back to the heap.
+ *
  * @param <K> the map's key type
  * @param <V> the map's value type
  */
