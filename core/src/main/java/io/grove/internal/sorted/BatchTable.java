@@ -31,7 +31,7 @@ final class BatchTable {
             for (int i = 0; i < SLOTS; i++) {
                 int slot = (start + i) & (SLOTS - 1);
                 if (slots.getPlain(slot) == null) {
-                    long id = generations.incrementAndGet(slot) * SLOTS + slot; // 2^52 batches per slot fit
+                    long id = generations.incrementAndGet(slot) * SLOTS + slot; // 2^51 batches per slot fit
                     Batch batch = new Batch(id, size);
                     if (slots.compareAndSet(slot, null, batch)) {
                         return batch;

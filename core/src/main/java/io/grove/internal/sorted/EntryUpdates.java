@@ -162,6 +162,7 @@ final class EntryUpdates<K, V> {
         }
         versions.settle(old); // (an insert's value may still be pending: its time must come before ours)
         boolean noted = versions.previous(old) != 0; // (then its entry is noted already: VersionedEntries)
+        values.markStamping(old, locked); // (plain readers wait from here on: see Versions)
         long time = SnapshotRegistry.now();
         boolean history = versions.olderSnapshotOpen(s, time) && versions.hasHistory(old, locked);
         if (next == 0 && history) {

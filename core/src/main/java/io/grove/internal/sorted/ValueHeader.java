@@ -8,16 +8,16 @@ import java.lang.invoke.VarHandle;
  * lock and deleted bit) followed by the serialized value. The only place that computes offsets inside a value.
  *
  * <pre>
- * byte offset 0                                                            8
- *            +---+---+---+--------------------------------------------------+--------------------------------+
- *            | D | A | C | sequence (61 bits; odd while write-locked)       | value bytes (slice length - 8) |
- *            +---+---+---+--------------------------------------------------+--------------------------------+
- *             63  62  61
+ * byte offset 0                                                                8
+ *            +---+---+---+---+--------------------------------------------------+--------------------------------+
+ *            | D | A | C | S | sequence (60 bits; odd while write-locked)       | value bytes (slice length - 8) |
+ *            +---+---+---+---+--------------------------------------------------+--------------------------------+
+ *             63  62  61  60
  *
  * claimed by a batch:
- *            +---+---+---+----------------------------------------------+---+
- *            | 0 | A | 1 | batch id (60 bits)                           | 1 |
- *            +---+---+---+----------------------------------------------+---+
+ *            +---+---+---+---+------------------------------------------+---+
+ *            | 0 | A | 1 | 0 | batch id (59 bits)                       | 1 |
+ *            +---+---+---+---+------------------------------------------+---+
  * </pre>
  *
  * <p>In a map that takes snapshots ({@link Versions}) a value also records when it was written and the value it
@@ -37,12 +37,16 @@ import java.lang.invoke.VarHandle;
  *   <li>sequence: a seqlock. A writer takes the lock by a CAS from an even sequence to the next (odd) one and
  *       releases it by a release store of the following even one; an optimistic reader reads the word, the bytes,
  *       then the word again (after a load-load fence) and accepts the bytes if both reads are the same even
- *       sequence without D. (2^61 writes of one value would carry into C: centuries at any write rate.)
+ *       sequence without D. (2^60 writes of one value would carry into S: centuries at any write rate.)
  *   <li>C (claimed): an atomic batch ({@link BatchUpdates}) holds the value, which it replaces or removes if it
  *       commits. The batch takes the header from an unlocked one by a CAS and keeps that header to write it back
  *       if it gives the claim up. A claimed header is odd, so code that knows nothing of batches treats it as
  *       locked; it carries the batch's id ({@link BatchTable}), by which readers learn whether the batch committed.
  *       The value's bytes never change while it is claimed. A placeholder keeps A when claimed.
+ *   <li>S (stamping): in a map that takes snapshots, set by the lock holder of a value it is about to take out of
+ *       its entry, before it reads the time of what replaces it ({@link Versions}): from then on the change counts
+ *       as made, and a reader that finds S waits until the value has left its entry ({@link #isStamping}). Cleared
+ *       by every write of the header that follows (unlock, deletion).
  * </ul>
  * The word is in the platform's byte order; accesses are through a {@code static final} VarHandle.
  */
@@ -60,7 +64,8 @@ final class ValueHeader {
     static final long DELETED = 1L << 63;
     static final long ABSENT = 1L << 62;
     static final long CLAIMED = 1L << 61;
-    private static final long FLAGS = DELETED | ABSENT | CLAIMED;
+    static final long STAMPING = 1L << 60;
+    private static final long FLAGS = DELETED | ABSENT | CLAIMED | STAMPING;
     /** The header of a value that is live, unlocked and was never written in place. */
     static final long FRESH = 0;
     /** The header of a placeholder nobody holds: a batch that gave up its claim on a key it inserts leaves one. */
@@ -99,6 +104,11 @@ final class ValueHeader {
         return (header & CLAIMED) != 0;
     }
 
+    /** Whether the lock holder of a value with {@code header} is taking it out of its entry (see S above). */
+    static boolean isStamping(long header) {
+        return (header & STAMPING) != 0;
+    }
+
     /** The header by which batch {@code batchId} claims a value whose header was {@code unlocked}. */
     static long claimedBy(long batchId, long unlocked) {
         return (unlocked & ABSENT) | CLAIMED | (batchId << 1) | 1;
@@ -125,6 +135,14 @@ final class ValueHeader {
      */
     static void markDeleted(MemorySegment block, long value, long header) {
         LONG.setRelease(block, value, DELETED | (header & ABSENT));
+    }
+
+    /**
+     * Sets S on a value this thread holds locked as {@code locked}, and orders the store before the reads that
+     * follow (the clock's above all: a volatile store).
+     */
+    static void markStamping(MemorySegment block, long value, long locked) {
+        LONG.setVolatile(block, value, locked | STAMPING);
     }
 
     /** Locks the value if its header is still {@code unlocked}; the locked header, or -1 if the CAS failed. */

@@ -222,14 +222,26 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * Whether value {@code ref} is present, from one reading of each header: the payload length of its slice (value
      * header included) if it is; {@link #ABSENT} for a placeholder (also one a pending batch claims to insert
      * its key); {@link #REPLACED} if a committed batch replaced or removed it ({@link #replacementOf}); or
-     * {@link #GONE} if it left its entry.
+     * {@link #GONE} if it left its entry. Waits while its lock holder is taking it out of its entry
+     * ({@link ValueHeader#isStamping}): the replacement's time is read, so a snapshot opened since may read the
+     * replacement already, and this read, which may follow that open, must not report the value.
      */
     int presentLength(long ref) {
-        long header = ValueHeader.headerAcquire(pool.segment(ref), pool.payloadOffset(ref));
-        int length = pool.liveLength(ref);
-        if (ValueHeader.isDeleted(header) || length < 0) {
-            closing.check();
-            return GONE;
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        long header;
+        int length;
+        for (int attempt = 0; ; attempt++) {
+            header = ValueHeader.headerAcquire(block, at);
+            length = pool.liveLength(ref);
+            if (ValueHeader.isDeleted(header) || length < 0) {
+                closing.check();
+                return GONE;
+            }
+            if (!ValueHeader.isStamping(header)) {
+                break;
+            }
+            Backoff.pause(attempt);
         }
         if (ValueHeader.isClaimed(header)) {
             long now = valueUnderClaim(ref, header);
@@ -464,6 +476,14 @@ final class Values<V> implements SliceHandle.WriterCheck {
         if (!kept) {
             pool.delete(ref);
         }
+    }
+
+    /**
+     * Marks value {@code ref}, which this thread holds locked as {@code locked}, as about to leave its entry, before
+     * the replacement's time is read ({@link ValueHeader#isStamping}); the next unlock or deletion clears the mark.
+     */
+    void markStamping(long ref, long locked) {
+        ValueHeader.markStamping(pool.segment(ref), pool.payloadOffset(ref), locked);
     }
 
     void unlock(long ref, long locked) {

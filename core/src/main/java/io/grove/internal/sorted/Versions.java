@@ -14,14 +14,19 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Implementation notes</h2>
  *
- * <p>Times ({@link SnapshotRegistry#now}). A value that replaces another under its lock is stamped before it goes
- * into the entry (the lock keeps snapshot readers from reading the old value meanwhile: they wait for a locked value
- * and see it deleted after). A value inserted where the entry held nothing has no lock to hide behind: it goes in
- * {@link #PENDING} and its writer then stamps it by a CAS; a reader that finds it pending stamps it first with its
- * own clock reading, so a version's time is fixed once, after it became reachable, and every snapshot reader and
- * every later snapshot agrees on which side of {@code s} it is (Jiffy's revisions are stamped in the same way). A
- * plain reader also settles a pending time before it reports the value, so a snapshot opened after that read sees
- * the value. A batch stamps its values with its commit time ({@link Batch}).
+ * <p>Times ({@link SnapshotRegistry#now}). A value that replaces another under its lock is stamped before it goes into
+ * the entry, so the change counts as made at that time, and no reader may report the old value from then on: snapshot
+ * readers wait for a locked value and see it deleted after; plain readers read a locked value's bytes only once it is
+ * unlocked, and its presence only once it is not marked stamping ({@link ValueHeader#isStamping}), which the writer
+ * sets before it reads the time. (A plain reader that finds a placeholder locked but not stamping, e.g. while
+ * {@code compute} runs its function, reads the key absent without waiting: it reads before the time is read. Without
+ * the mark, a put on a tombstone read absent after a snapshot that already showed its value: seen by
+ * {@code SortedMapHistoryStressTest} on 3 keys.) A value inserted where the entry held nothing has no lock to hide
+ * behind: it goes in {@link #PENDING} and its writer then stamps it by a CAS; a reader that finds it pending stamps it
+ * first with its own clock reading, so a version's time is fixed once, after it became reachable, and every snapshot
+ * reader and every later snapshot agrees on which side of {@code s} it is (Jiffy's revisions are stamped in the same
+ * way). A plain reader also settles a pending time before it reports the value, so a snapshot opened after that read
+ * sees the value. A batch stamps its values with its commit time ({@link Batch}).
  *
  * <p>Keeping. A writer that replaces value {@code old} by {@code next} at time {@code t} keeps {@code old} as
  * {@code next}'s previous version if a snapshot older than {@code t} is open ({@link #olderSnapshotOpen}
