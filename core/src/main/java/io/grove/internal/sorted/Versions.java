@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -225,7 +226,7 @@ final class Versions {
                     firstStays = false;
                 }
                 if (!first || !firstInEntry) {
-                    pool.delete(ref);
+                    delete(ref);
                 }
             }
             ref = older;
@@ -261,8 +262,27 @@ final class Versions {
     void free(long ref) {
         while (ref != 0) {
             long older = previous(ref);
-            pool.delete(ref);
+            delete(ref);
             ref = older;
         }
+    }
+
+    /**
+     * Frees older version {@code ref} once the writer that took it out of its entry has marked it deleted. That
+     * writer links it behind its successor, puts the successor in the entry, and marks it only then
+     * ({@link Values#supersede}, {@link Values#retireClaimed}); meanwhile the successor is unlocked, so the next
+     * writer of the key may already prune the chain. Freed before the mark, the slice could be reused by a new
+     * value, and the late mark would then delete that value in its entry: every reader and writer of the key
+     * would then find it deleted and read the entry again for ever (seen with 160 virtual threads on 3 keys with
+     * batches and snapshots, {@code SnapshotChurnStressTest}). The wait is for the few instructions between that
+     * writer's CAS and its mark.
+     */
+    private void delete(long ref) {
+        MemorySegment block = pool.segment(ref);
+        long at = pool.payloadOffset(ref);
+        for (int attempt = 0; !ValueHeader.isDeleted(ValueHeader.headerAcquire(block, at)); attempt++) {
+            Backoff.pause(attempt);
+        }
+        pool.delete(ref);
     }
 }
