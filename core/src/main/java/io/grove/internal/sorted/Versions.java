@@ -36,7 +36,9 @@ import java.lang.invoke.VarHandle;
  * it. A chain is changed only by the holder of its newest value's lock (a batch's claim counts as one; for a value
  * not yet in an entry, its writer): {@link #prune} unlinks exactly the versions no open snapshot reads. The versions
  * a closed snapshot pinned are pruned by the next writer of the key, or by the sweep after the close
- * ({@link ChunkMap#sweepVersions}) through the entries noted as holding versions ({@link #note}).
+ * ({@link ChunkMap#sweepVersions}) through the entries noted as holding versions ({@link #note}). A version is
+ * freed only once the writer that took it out of its entry has marked it deleted ({@link #delete}): that writer
+ * marks it after the CAS that put its successor, unlocked, in the entry, where the next writer may already prune.
  *
  * <p>Reading a version: a snapshot reader validates each version it reads (its Nova reference is live after the
  * read), so a version freed under it (its snapshot was closed meanwhile, or it read a value that left its entry)
