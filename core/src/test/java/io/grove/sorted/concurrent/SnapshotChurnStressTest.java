@@ -16,17 +16,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The hottest churn of versions a map that takes snapshots can see: {@link StressRun.Threads#count} threads on
- * {@value #KEYS} keys mix batches, snapshot gets and scans, puts, removals and gets, so that almost every write
- * keeps or frees an older version that another thread is pruning, reading or replacing at the same moment, and
- * chunks of four entries split and merge under them. Each round must finish within {@link StressRun}'s cap: a
- * value left marked deleted in its entry makes every reader and writer of its key read the entry again for ever.
+ * A heavy churn of versions in a map that takes snapshots: {@link StressRun.Threads#count} threads on
+ * {@value #KEYS} keys mix batches, snapshot gets and scans, puts, removals and gets, so that writes keep and free
+ * older versions while other threads prune, read or replace them, and chunks of four entries split and merge under
+ * them. Each round must finish within {@link StressRun}'s cap: a value left marked deleted in its entry makes every
+ * reader and writer of its key read the entry again for ever.
  * After the round the map must read the same through gets, a scan and a snapshot.
  *
  * <p>Not vacuous: with older versions freed before their writer marked them deleted (the wait in
  * {@code Versions.delete} taken out), the late mark deleted a reused slice's new value in its entry and the
  * virtual-thread case hung within its {@value #ROUNDS} rounds in 3 of 4 runs (in rounds 17, 17 and 4; checked by
- * hand). The stacks of such a hang showed the readers of the key spinning on both carriers of two cores.
+ * hand). The stacks of such hangs, in the reproducer this test was made from, showed readers of the key spinning on
+ * both carriers of two cores.
  */
 class SnapshotChurnStressTest {
     private static final int KEYS = 3;
