@@ -198,6 +198,7 @@ public final class Registry {
             LmdbKv.INSTANCE,
             OrderedContender.GROVE,
             OrderedContender.GROVE_HUGE_PAGES,
+            OrderedContender.GROVE_LAID_OUT,
             OrderedContender.CSLM,
             OrderedContender.OFF_HEAP_SKIPLIST,
             RollupContender.GROVE,

@@ -83,20 +83,28 @@ class GroveSortedMapDifferentialTest {
     @ParameterizedTest(name = "chunkSize={0}")
     @ValueSource(ints = {4, 16, GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE})
     void intKeysStringValues(int chunkSize) {
-        run(INTS, STRINGS, chunkSize, 1);
+        run(INTS, STRINGS, chunkSize, 1, false);
     }
 
     @ParameterizedTest(name = "chunkSize={0}")
     @ValueSource(ints = {4, 16, GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE})
     void stringKeysIntValues(int chunkSize) {
-        run(STRINGS, INTS, chunkSize, 2);
+        run(STRINGS, INTS, chunkSize, 2, false);
     }
 
-    private static <K, V> void run(Domain<K> keys, Domain<V> values, int chunkSize, long stream) {
+    /** A map that lays out its pairs for scans: the scans of the checks move pairs all the time. */
+    @ParameterizedTest(name = "chunkSize={0}")
+    @ValueSource(ints = {4, 16})
+    void intKeysStringValuesLaidOutForScans(int chunkSize) {
+        run(INTS, STRINGS, chunkSize, 3, true);
+    }
+
+    private static <K, V> void run(Domain<K> keys, Domain<V> values, int chunkSize, long stream, boolean layOut) {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
             try (MemoryPool pool = MemoryPool.builder().blockSize(1 << 20).build()) {
-                GroveSortedMap<K, V> map = GroveSortedMap.builder(keys.serializer(), values.serializer())
-                        .chunkSize(chunkSize).pool(pool).build();
+                GroveSortedMap.Builder<K, V> builder = GroveSortedMap.builder(keys.serializer(), values.serializer())
+                        .chunkSize(chunkSize).pool(pool);
+                GroveSortedMap<K, V> map = (layOut ? builder.layOutForScans() : builder).build();
                 Run<K, V> run = new Run<>(keys, values, map, chunkSize, SEED, stream);
                 try {
                     run.run();

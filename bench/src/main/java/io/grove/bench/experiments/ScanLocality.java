@@ -19,6 +19,7 @@ public final class ScanLocality {
     private static final int SCAN = Math.min(10_000, PAIRS / 2);
     private static final int VALUE = Integer.getInteger("value", 1000);
     private static final boolean HUGE = Boolean.getBoolean("huge");
+    private static final boolean LAY_OUT = Boolean.getBoolean("layOut");
     private static final String[] ORDERS = System.getProperty("orders", "random,ascending,random,ascending").split(",");
 
     private ScanLocality() {}
@@ -31,8 +32,8 @@ public final class ScanLocality {
                 Collections.shuffle(Arrays.asList(ids), new Random(1));
             }
             try (MemoryPool pool = MemoryPool.builder().memoryLimit(2L << 30).hugePages(HUGE).build();
-                    GroveSortedMap<byte[], byte[]> map =
-                            GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).pool(pool).build()) {
+                    GroveSortedMap<byte[], byte[]> map = layOut(GroveSortedMap.builder(Serializers.bytes(),
+                            Serializers.bytes()).pool(pool)).build()) {
                 byte[] value = new byte[VALUE];
                 for (int id : ids) {
                     map.zc().putIfAbsent(key(id), value);
@@ -51,6 +52,10 @@ public final class ScanLocality {
                         + " (checksum %d)%n", order, scans / seconds, SCAN, seconds * 1e9 / scans / SCAN, checksum);
             }
         }
+    }
+
+    private static <K, V> GroveSortedMap.Builder<K, V> layOut(GroveSortedMap.Builder<K, V> builder) {
+        return LAY_OUT ? builder.layOutForScans() : builder;
     }
 
     /** Oak's 100-byte key of {@code id}: the id big-endian in its first 4 bytes, zeros after. */

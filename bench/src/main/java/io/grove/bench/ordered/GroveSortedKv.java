@@ -29,11 +29,14 @@ final class GroveSortedKv implements OrderedKv {
     private final GroveSortedMap<byte[], byte[]> map;
     private final ZeroCopySortedMap<byte[], byte[]> zc;
 
-    GroveSortedKv(long memoryLimit, boolean hugePages) {
-        GroveSortedMap.Builder<byte[], byte[]> builder =
-                GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit);
-        this.map = (hugePages ? builder.hugePages() : builder).build();
+    GroveSortedKv(GroveSortedMap<byte[], byte[]> map) {
+        this.map = map;
         this.zc = map.zc();
+    }
+
+    /** The builder of the contenders' maps: byte arrays, off-heap limit {@code memoryLimit}. */
+    static GroveSortedMap.Builder<byte[], byte[]> builder(long memoryLimit) {
+        return GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit);
     }
 
     /** The map itself, for the ingestion scenario. */

@@ -18,17 +18,24 @@ public final class OrderedContender implements Contender<OrderedKv> {
             "GroveSortedMap<byte[], byte[]> (Serializers.bytes()), zero-copy API (zc()); copy-get = Map.get;"
                     + " scans: zc() tailMap/headMap.descendingMap entrySet (set) or entryStream (stream);"
                     + " off-heap limit = budget - small heap",
-            config -> new GroveSortedKv(config.offHeapLimit(), false), false);
+            config -> new GroveSortedKv(GroveSortedKv.builder(config.offHeapLimit()).build()), false, false);
     /** The same map whose own pool asks for transparent huge pages ({@code hugePages()}). */
     public static final OrderedContender GROVE_HUGE_PAGES = new OrderedContender("grove-sorted-hp",
             Placement.OFF_HEAP, "grove-sorted with GroveSortedMap.Builder.hugePages() (transparent huge pages)",
-            config -> new GroveSortedKv(config.offHeapLimit(), true), true);
+            config -> new GroveSortedKv(GroveSortedKv.builder(config.offHeapLimit()).hugePages().build()), true,
+            true);
+    /** The same map laying out its pairs in key order for scans ({@code layOutForScans()}). */
+    public static final OrderedContender GROVE_LAID_OUT = new OrderedContender("grove-sorted-lo",
+            Placement.OFF_HEAP, "grove-sorted with GroveSortedMap.Builder.layOutForScans() (scans move pairs into"
+                    + " key order)",
+            config -> new GroveSortedKv(GroveSortedKv.builder(config.offHeapLimit()).layOutForScans().build()),
+            false, true);
     /** The baseline, on heap. */
     public static final OrderedContender CSLM = new OrderedContender("cslm", Placement.ON_HEAP,
             "ConcurrentSkipListMap<ByteKey, byte[]> on heap (Oak paper's Skiplist-OnHeap); zc-get = copy-get = get;"
                     + " upsert = non-atomic in-place increment; stream = entrySet().stream() of the same view;"
                     + " -Xmx = budget",
-            config -> new CslmKv(), false);
+            config -> new CslmKv(), false, false);
     /** The Oak paper's Skiplist-OffHeap over Grove's memory layer. */
     public static final OrderedContender OFF_HEAP_SKIPLIST = new OrderedContender("skiplist-offheap",
             Placement.OFF_HEAP,
@@ -36,7 +43,7 @@ public final class OrderedContender implements Contender<OrderedKv> {
                     + " Skiplist-OffHeap); upsert = in-place increment under beginWrite, not atomic; copy-get copies"
                     + " the value to a byte[]; stream = entrySet().stream(); off-heap limit = budget - small heap",
             config -> new OffHeapSkiplistKv((Pool) MemoryPool.builder().memoryLimit(config.offHeapLimit())
-                    .reclamation(Reclamation.NOVA).build()), false);
+                    .reclamation(Reclamation.NOVA).build()), false, false);
 
     private final String name;
     private final Placement placement;
@@ -44,21 +51,24 @@ public final class OrderedContender implements Contender<OrderedKv> {
     private final Function<WorkerConfig, OrderedKv> open;
     /** Whether the contender calls the C library (huge pages): its JVM needs native access. */
     private final boolean nativeAccess;
+    /** Whether the contender is a variant for scans, run in the scan scenarios (and zero-copy gets) only. */
+    private final boolean scanVariant;
 
     private OrderedContender(String name, Placement placement, String description,
-            Function<WorkerConfig, OrderedKv> open, boolean nativeAccess) {
+            Function<WorkerConfig, OrderedKv> open, boolean nativeAccess, boolean scanVariant) {
         this.name = name;
         this.placement = placement;
         this.description = description;
         this.open = open;
         this.nativeAccess = nativeAccess;
+        this.scanVariant = scanVariant;
     }
 
-    /** The huge-page variant runs in the scan and zero-copy get scenarios only: it adds few runs to the default. */
+    /** The scan variants run in the scan and zero-copy get scenarios only: they add few runs to the default. */
     @Override
     public String notApplicable(Scenario scenario) {
-        return nativeAccess && !scenario.name().contains("scan") && !scenario.name().equals("oak-zc-get")
-                ? "the huge-page variant runs in the scan and zc-get scenarios only" : null;
+        return scanVariant && !scenario.name().contains("scan") && !scenario.name().equals("oak-zc-get")
+                ? "the " + name + " variant runs in the scan and zc-get scenarios only" : null;
     }
 
     @Override

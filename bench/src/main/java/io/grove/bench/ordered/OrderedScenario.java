@@ -15,7 +15,7 @@ public record OrderedScenario(String name, String description, Map<String, Integ
         implements Scenario {
     /** Ratios printed below the table besides each contender's ratio to {@code cslm}. */
     static final List<Comparison> COMPARISONS = List.of(new Comparison("grove-sorted", "cslm"),
-            new Comparison("grove-sorted", "skiplist-offheap"));
+            new Comparison("grove-sorted", "skiplist-offheap"), new Comparison("grove-sorted-lo", "cslm"));
 
     public OrderedScenario {
         mix = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(mix));

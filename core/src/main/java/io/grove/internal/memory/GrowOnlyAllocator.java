@@ -22,12 +22,21 @@ final class GrowOnlyAllocator implements SliceAllocator {
 
     @Override
     public long allocate(int length) {
-        long granules = Math.max(2, SliceHeader.granulesFor(length));
-        long granule = blocks.bump(granules, this);
-        if (granule < 0) {
+        long ref = allocateFresh(length);
+        if (ref == Reference.NULL) {
             throw new GroveOutOfMemoryException("memory limit reached (" + blocks.reservedBytes()
                     + " bytes reserved, grow-only reclamation never reuses memory): cannot allocate a slice of "
                     + length + " bytes");
+        }
+        return ref;
+    }
+
+    @Override
+    public long allocateFresh(int length) {
+        long granules = Math.max(2, SliceHeader.granulesFor(length));
+        long granule = blocks.bump(granules, this);
+        if (granule < 0) {
+            return Reference.NULL;
         }
         SliceHeader.initialize(blocks.block(granule), blocks.offsetInBlock(granule), granules,
                 SliceHeader.state(VERSION, length));

@@ -129,6 +129,18 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
                 capacity = carved >>> Reference.GRANULE_BITS;
             }
         }
+        return publish(g, capacity, length, neverUsed);
+    }
+
+    @Override
+    public long allocateFresh(int length) {
+        long n = FreeLists.roundedCapacity(Math.max(2, SliceHeader.granulesFor(length)));
+        long g = blocks.bump(n, this);
+        return g < 0 ? Reference.NULL : publish(g, n, length, true);
+    }
+
+    /** A2-A4 for the {@code capacity} granules at {@code g}: the new slice's reference. */
+    private long publish(long g, long capacity, int length, boolean neverUsed) {
         MemorySegment block = blocks.block(g);
         long header = blocks.offsetInBlock(g);
         if (!neverUsed) {

@@ -302,12 +302,26 @@ public final class Pool implements MemoryPool {
      * @throws io.grove.GroveOutOfMemoryException if the memory limit leaves no room
      */
     public long allocate(int length) {
+        checkAllocation(length);
+        return allocator.allocate(length);
+    }
+
+    /**
+     * As {@link #allocate}, from memory never used before only, so that slices allocated one after another by one
+     * thread lie one after another (unless other threads allocate in between); {@link Reference#NULL} if the memory
+     * limit leaves no fresh memory (the free lists are not used).
+     */
+    public long allocateFresh(int length) {
+        checkAllocation(length);
+        return allocator.allocateFresh(length);
+    }
+
+    private void checkAllocation(int length) {
         checkOpen();
         if (length < 0 || length > maxSliceSize()) {
             throw new IllegalArgumentException("cannot allocate " + length + " bytes: a slice holds 0 to "
                     + maxSliceSize() + " bytes with a block size of " + blocks.blockSize);
         }
-        return allocator.allocate(length);
     }
 
     /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */

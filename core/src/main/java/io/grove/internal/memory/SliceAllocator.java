@@ -9,6 +9,13 @@ sealed interface SliceAllocator extends Blocks.TailSink permits NovaAllocator, G
     /** A new private slice of {@code length} payload bytes, all zero; its header is written. */
     long allocate(int length);
 
+    /**
+     * A new private slice of {@code length} payload bytes, all zero, taken only from memory never used before (the
+     * bump pointer), so that slices allocated one after another lie one after another; {@link Reference#NULL} if
+     * the memory limit leaves no fresh memory for it (reusable memory is not taken).
+     */
+    long allocateFresh(int length);
+
     /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */
     boolean delete(long ref);
 

@@ -26,8 +26,9 @@ import java.lang.invoke.VarHandle;
  * (I3) while {@link #state} is {@link #ACTIVE} entries change only inside a {@link #publish}ed operation; a
  * rebalancer freezes the chunk ({@link #freeze}) and waits until no operation is published, after which the list
  * and every entry's value reference are fixed; (I4) a key slice an entry refers to is deleted only after
- * {@link #state} became {@link #REPLACED} (a rebalance deletes the keys of entries without a value; the map's
- * close, which retires its chunks without replacing them, deletes all), so a search of this chunk is valid if
+ * {@link #state} became {@link #REPLACED} (a rebalance deletes the keys of entries without a value, and the keys it
+ * moved to fresh slices in a map that lays out its pairs, {@link Moves}; the map's close, which retires its chunks
+ * without replacing them, deletes all), so a search of this chunk is valid if
  * the chunk was not replaced when it ended ({@link #isReplaced} after the search's reads); (I5) every key of
  * the chunk lies in {@code [minKey, upperKey)} (the index partitions the key space, and an insertion goes to the
  * chunk whose range holds its key), so it starts with the {@link #shared} bytes and its prefix is taken after them;
@@ -109,6 +110,18 @@ final class Chunk {
     @SuppressWarnings("unused") private volatile VersionedEntries versioned;
     /** The chunk whose rebalance froze this one (itself, or a neighbour that engaged it); null until recorded. */
     private volatile Chunk frozenFor;
+    /**
+     * Whether a zero-copy handle that outlives its read (from {@code zc().get} or a set's iterator) was pointed into
+     * this chunk: no rebalance then moves the pairs of its range ({@link #handOut}). Set once, inherited by the
+     * chunks that replace it.
+     */
+    private volatile boolean handedOut;
+    /** Where the rebalance that replaced this chunk put its entries (a map that lays out pairs for scans); or null. */
+    private volatile Moves moves;
+    /** Whether a rebalance laid the sorted entries' pairs out in key order ({@link Rebalancer#reorder}). */
+    private boolean laidOut;
+    /** Scans that read this chunk to its end since it was built; counted without atomicity: a hint. */
+    private int scans;
 
     /**
      * A chunk for {@code [minKey, upperKey)} whose first {@code count} entries are copied from {@code from} on of
@@ -366,6 +379,53 @@ final class Chunk {
     /** Claims the chunk for a rebalance: {@code true} for the one thread whose CAS froze it. */
     boolean freeze() {
         return STATE.compareAndSet(this, ACTIVE, FROZEN);
+    }
+
+    /**
+     * Marks this chunk as holding pairs a long-lived zero-copy handle points into, and tells whether it was still
+     * active then: if so, no rebalance moves its pairs, now or in the chunks that replace it. A Dekker pair with
+     * {@link #freeze}: a rebalancer reads the mark after its freeze, so it sees every mark made before a freeze
+     * that the marking thread did not see.
+     */
+    boolean handOut() {
+        if (!handedOut) {
+            handedOut = true;
+        }
+        return isActive();
+    }
+
+    boolean isHandedOut() {
+        return handedOut;
+    }
+
+    /** Marks a chunk not yet published as holding pairs {@link #handOut} protects, as an old one did. */
+    void inheritHandedOut() {
+        handedOut = true;
+    }
+
+    /** Records, before this chunk is marked replaced, where its rebalance put its entries. */
+    void movedTo(Moves moves) {
+        this.moves = moves;
+    }
+
+    /** Where the rebalance that replaced this chunk put its entries, or {@code null}. */
+    Moves moves() {
+        return moves;
+    }
+
+    /** Marks a chunk not yet published as built with its pairs laid out in key order. */
+    void markLaidOut() {
+        laidOut = true;
+    }
+
+    /**
+     * Counts a scan that read this chunk to its end; whether the chunk should now be laid out again: scanned more
+     * than once since it was built, and holding many pairs out of key order (it was not laid out, or a quarter as
+     * many entries were inserted since).
+     */
+    boolean scannedOutOfOrder() {
+        int unordered = laidOut ? allocated() - sortedCount : allocated();
+        return unordered > 0 && unordered >= (laidOut ? Math.max(1, sortedCount / 4) : 1) && ++scans >= 2;
     }
 
     /** Records, right after its {@link #freeze}, that the rebalance of {@code rebalanced} froze this chunk. */

@@ -78,14 +78,14 @@ final class ChunkMap<K, V> {
     private final AtomicInteger sweepRequests = new AtomicInteger();
 
     ChunkMap(Pool pool, Serializer<K> keySerializer, Serializer<V> valueSerializer, KeyOrder order, int chunkSize,
-            boolean versioned) {
+            boolean versioned, boolean layOut) {
         this.pool = pool;
         this.keySerializer = keySerializer;
         this.values = new Values<>(pool, valueSerializer, closing, calls, batches, versioned);
         this.keys = new Keys(pool, order);
         this.index = new ChunkIndex(new Chunk(null, null, PrefixPlan.contiguous(0),
                 Rebalancer.capacityFor(0, chunkSize), new long[0], new int[0], new long[0], new long[0], 0, 0));
-        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls, values);
+        this.rebalancer = new Rebalancer(index, keys, pool, chunkSize, closing, calls, values, layOut);
         this.entryUpdates = new EntryUpdates<>(pool, values, rebalancer, calls);
         this.scratch = new ScratchPool<>(() -> new Scratch(values));
     }
@@ -186,8 +186,16 @@ final class ChunkMap<K, V> {
 
     /** The value, deserialized ({@code null} if a placeholder took its place: absent). */
     private static final ValueAction READ = (map, s, ref) -> map.values.read(ref, s.valueView);
-    /** A handle on the value's bytes. */
+    /**
+     * A handle on the value's bytes. In a map that lays out its pairs for scans the handle outlives the read, so it
+     * marks its chunk first ({@link Chunk#handOut}); a chunk found frozen may be rebuilt with its pairs moved, so the
+     * lookup waits for its replacement and searches again.
+     */
     private static final ValueAction HANDLE = (map, s, ref) -> {
+        if (map.rebalancer.laysOut() && !s.searched.handOut()) {
+            map.rebalancer.awaitReplaced(s.searched);
+            return Values.RETRY;
+        }
         try {
             return new SliceHandle(map.pool, map.values).pointAt(ref, map.values.headerSize, -1, ValueHeader.STAMP);
         } catch (ConcurrentModificationException gone) {
@@ -202,7 +210,7 @@ final class ChunkMap<K, V> {
      * value leaves its entry in between: the action's result, or {@code null} if the key is absent.
      */
     private Object lookUp(Scratch s, ValueAction action) {
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             long ref = valueRefOf(s);
             if (ref == 0) {
                 return null;
@@ -211,6 +219,7 @@ final class ChunkMap<K, V> {
             if (result != Values.RETRY) {
                 return result;
             }
+            Backoff.pause(attempt);
         }
     }
 
@@ -519,8 +528,8 @@ final class ChunkMap<K, V> {
         if (snapshot != null) {
             snapshot.check();
         }
-        return new Cursor(keys, index, values, closing, snapshot, descending, copyKeys, lo, loInclusive, hi,
-                hiInclusive);
+        return new Cursor(keys, index, rebalancer, values, closing, snapshot, descending, copyKeys, lo, loInclusive,
+                hi, hiInclusive);
     }
 
     /**

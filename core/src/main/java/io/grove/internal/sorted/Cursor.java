@@ -25,12 +25,17 @@ import java.lang.foreign.ValueLayout;
  * <p>Validation per read-ahead, not per entry. What a read-ahead read (links, and keys compared with the range's
  * bounds) is valid if the chunk was not replaced after it (Chunk I4): one check per read-ahead. An entry is then
  * emitted if its value slice is live when the cursor gets to it, which also keeps its key slice live (a rebalance
- * drops only keys without values), even if the chunk was replaced since: its range as it was is still a state the
+ * drops only keys without values, and one that moves pairs, {@link Rebalancer#scanned}, deletes a moved key after
+ * its value), even if the chunk was replaced since: its range as it was is still a state the
  * scan may show. A value found gone in a replaced chunk, or a read-ahead found replaced, sends the cursor to the
  * current chunks ({@link #relocate}), just past the last emitted key: a cursor that copies its keys
  * ({@link #copyKeys}, for scans that hand out keys on the heap; each copy is checked against replacement before it
  * is kept) has it; one that does not (zero-copy scans, whose handles point into the slices) copies it from its
- * slice then, and copes with a slice dropped meanwhile.
+ * slice then (from where a rebalance moved it, {@link Moves#keyNow}), and copes with a slice dropped meanwhile.
+ *
+ * <p>Layout. In a map that lays out its pairs for scans, the cursor tells the rebalancer of each chunk it read to its
+ * end ({@link Rebalancer#scanned}), which may rebuild that chunk with its pairs moved into key order; the cursor has
+ * left it by then, and the handles of its last element follow the pair ({@link Moves}).
  *
  * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and
  * value before looking at the next waits for each cache miss in turn. The cursor therefore reads the list
@@ -50,6 +55,8 @@ final class Cursor {
 
     private final Keys keys;
     private final ChunkIndex index;
+    /** Told of each chunk the cursor read to its end, which it may lay out for scans; null for snapshots'. */
+    private final Rebalancer rebalancer;
     private final Values<?> values;
     /** A closed map's chunks stay in the index, retired: a cursor that finds one replaced checks this first. */
     private final Closing closing;
@@ -70,6 +77,8 @@ final class Cursor {
     private boolean enteredInclusive;
     private int entry = Chunk.NONE;
     private boolean started;
+    /** Whether the next advance emits the current key again, from the chunks that replaced its chunk. */
+    private boolean again;
     private boolean exhausted;
     private long valueRef;
     private int valueLength;
@@ -111,10 +120,11 @@ final class Cursor {
     @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
     private long touched;
 
-    Cursor(Keys keys, ChunkIndex index, Values<?> values, Closing closing, Snapshot snapshot, boolean descending,
-            boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
+    Cursor(Keys keys, ChunkIndex index, Rebalancer rebalancer, Values<?> values, Closing closing, Snapshot snapshot,
+            boolean descending, boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         this.keys = keys;
         this.index = index;
+        this.rebalancer = snapshot == null ? rebalancer : null;
         this.values = values;
         this.closing = closing;
         this.snapshot = snapshot;
@@ -135,6 +145,9 @@ final class Cursor {
         if (!started) {
             started = true;
             next = descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
+        } else if (again) {
+            again = false;
+            next = start(Key.copyOf(lastKeySegment, 0, lastKeyLength), true);
         } else {
             next = following(true);
         }
@@ -147,6 +160,9 @@ final class Cursor {
                 return end();
             }
             if (next == Chunk.NONE) {
+                if (rebalancer != null) {
+                    rebalancer.scanned(chunk);
+                }
                 next = nextChunk();
                 continue;
             }
@@ -238,12 +254,12 @@ final class Cursor {
         if (lastChunk != chunk) { // nothing emitted from this chunk: start it again
             return start(enteredAt, enteredInclusive);
         }
-        if (copyKeys || copyLive(chunk.keyRef(lastEntry), chunk.keyLength(lastEntry))) {
+        if (copyKeys || copyLive(lastEntry)) {
             return start(Key.copyOf(copyKeys ? lastKeySegment : candidateKeySegment, 0,
                     copyKeys ? lastKeyLength : candidateKeyLength), false);
         }
         for (int n = following(false); n != Chunk.NONE; n = following(false)) {
-            if (copyLive(chunk.keyRef(n), chunk.keyLength(n))) {
+            if (copyLive(n)) {
                 return start(Key.copyOf(candidateKeySegment, 0, candidateKeyLength), true);
             }
         }
@@ -471,13 +487,26 @@ final class Cursor {
     }
 
     /**
-     * Copies the key of slice {@code keyRef} into the candidate buffer: {@code true} if the slice was live after the
-     * copy (the bytes are that key's), {@code false} if it was deleted (the bytes may be anything).
+     * Copies the key of entry {@code e} of {@link #chunk}, replaced, into the candidate buffer: {@code true} if its
+     * slice was live after the copy (the bytes are that key's), {@code false} if its entry was dropped (the key was
+     * removed). A key the rebalances since moved to another slice ({@link Moves}) is copied from there.
      */
-    private boolean copyLive(long keyRef, int keyLength) {
-        copyKey(keyRef, keyLength);
-        java.lang.invoke.VarHandle.loadLoadFence();
-        return keys.pool.isLive(keyRef);
+    private boolean copyLive(int e) {
+        int length = chunk.keyLength(e);
+        long keyRef = chunk.keyRef(e);
+        while (keyRef != 0) {
+            copyKey(keyRef, length);
+            java.lang.invoke.VarHandle.loadLoadFence();
+            if (keys.pool.isLive(keyRef)) {
+                return true;
+            }
+            long moved = Moves.keyNow(chunk, e);
+            if (moved == keyRef) {
+                return false; // not moved: dropped with its entry
+            }
+            keyRef = moved;
+        }
+        return false;
     }
 
     // ---- the current entry
@@ -505,6 +534,24 @@ final class Cursor {
     /** The current entry's key slice (valid while the entry is in the map). */
     long keyRef() {
         return lastChunk.keyRef(entry);
+    }
+
+    /** The chunk the current entry was read from (maybe replaced since). */
+    Chunk entryChunk() {
+        return lastChunk;
+    }
+
+    /** The current entry's index in {@link #entryChunk}. */
+    int entryIndex() {
+        return entry;
+    }
+
+    /**
+     * Makes the next {@link #advance} emit the current key again (if still present), from the chunks that replaced
+     * the one it was read from, which the caller waited for. Only for a cursor that {@link #copyKeys}.
+     */
+    void again() {
+        again = true;
     }
 
     /** The value reference the current entry had when the cursor reached it. */

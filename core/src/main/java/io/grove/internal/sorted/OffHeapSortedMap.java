@@ -21,9 +21,9 @@ public final class OffHeapSortedMap<K, V> extends SortedRangeMap<K, V> implement
     private final boolean ownsPool;
 
     public OffHeapSortedMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
-            Comparator<? super K> comparator, int chunkSize, boolean snapshots) {
+            Comparator<? super K> comparator, int chunkSize, boolean snapshots, boolean layOutForScans) {
         super(new ChunkMap<>(pool, keySerializer, valueSerializer, KeyOrder.of(comparator, keySerializer),
-                chunkSize, snapshots), null, Range.all(), false, comparator != null ? comparator
+                chunkSize, snapshots, layOutForScans), null, Range.all(), false, comparator != null ? comparator
                 : new SerializedOrder<>(keySerializer, pool.maxSliceSize()));
         this.ownsPool = ownsPool;
     }

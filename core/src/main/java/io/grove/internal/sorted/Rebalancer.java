@@ -37,6 +37,17 @@ import io.grove.internal.sync.CallRegistry;
  * (nothing lost, nothing resurrected, since no entry changed after the drain); the ranges still partition the
  * key space; operations that failed to publish retry on the new chunks.
  *
+ * <p>Layout for scans (a map built with {@code layOutForScans}). A rebalance that a scan asks for
+ * ({@link #scanned}: the chunk holds many pairs out of key order and scans read it more than once) also moves the
+ * pairs of the old chunks, in step 4, to fresh slices taken one after another from the pool's bump pointer, key then
+ * value, in key order ({@link #moveInOrder}), so that later scans read them as one stream: a scan of pairs inserted
+ * in random order misses the cache on every key and value otherwise ({@code docs/experiments/ordered-scans.md}).
+ * Each value is locked while it is copied and until it is deleted; the old slices are deleted after step 6 (values,
+ * then keys). Pairs that a long-lived zero-copy handle may point into are never moved: such a handle marks its
+ * chunk ({@link Chunk#handOut}) while it is active, the rebalance reads the marks after its freeze, and new chunks
+ * inherit them. Every rebalance of such a map records where it put each old entry ({@link Moves}) before marking
+ * the old chunk replaced, so that the reused handles of zero-copy streams follow their pair.
+ *
  * <p>Sizes. A new chunk's array holds twice the entries it is built with (at least {@value #MIN_CAPACITY}, at
  * most the chunk size), so every rebalance allocates in proportion to the entries it moves, not to the chunk
  * size: a chunk left with a few entries costs a few hundred bytes of heap, and rebuilding it costs as little. A
@@ -78,10 +89,13 @@ final class Rebalancer {
     private final int underFull;
     /** The values, to tell tombstones and older versions apart in a map that takes snapshots. */
     private final Values<?> values;
+    /** Whether the map lays its pairs out in key order for scans ({@link #reorder}); then rebalances record moves. */
+    private final boolean layOut;
 
     Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls,
-            Values<?> values) {
+            Values<?> values, boolean layOut) {
         this.values = values;
+        this.layOut = layOut;
         this.closing = closing;
         this.index = index;
         this.keys = keys;
@@ -129,17 +143,43 @@ final class Rebalancer {
             awaitReplaced(c);
             return;
         }
+        replaceAndMerge(c, false);
+    }
+
+    /**
+     * Called by a scan that has just read chunk {@code c} to its end: in a map that lays out its pairs for scans,
+     * rebuilds {@code c} with its pairs moved to fresh slices in key order if it holds many pairs out of order and
+     * was scanned more than once since it was built ({@link Chunk#scannedOutOfOrder}). Skipped, without waiting, if
+     * another thread rebalances {@code c}, or the calling thread is inside a user function of an operation published
+     * in it.
+     */
+    void scanned(Chunk c) {
+        if (layOut && c.isActive() && !c.isHandedOut() && c.scannedOutOfOrder() && !calls.callerWithin(c)
+                && c.freeze()) {
+            replaceAndMerge(c, true);
+        }
+    }
+
+    /** Whether the map lays its pairs out in key order for scans. */
+    boolean laysOut() {
+        return layOut;
+    }
+
+    /** Steps 2-7 for {@code c}, which the caller froze; {@code move}: lay the first replacement's pairs out. */
+    private void replaceAndMerge(Chunk c, boolean move) {
         Chunk next = c;
         do {
-            next = neighbourToMerge(replace(next));
+            next = neighbourToMerge(replace(next, move));
+            move = false;
         } while (next != null && next.freeze()); // (a chunk frozen meanwhile is its rebalancer's to follow up)
     }
 
     /**
      * Steps 2-6 for {@code c}, which the caller froze: drains it and the neighbours it merges, builds and publishes
-     * their replacement, and returns the new chunks.
+     * their replacement, and returns the new chunks. With {@code move}, the new chunks' pairs are moved to fresh
+     * slices in key order ({@link #moveInOrder}) unless a long-lived handle points into the old chunks.
      */
-    private Chunk[] replace(Chunk c) {
+    private Chunk[] replace(Chunk c, boolean move) {
         c.frozenFor(c);
         drain(c);
         Chunk before = engage(index.predecessor(c), c, false);
@@ -156,12 +196,23 @@ final class Rebalancer {
         PrefixPlan[] prefixPlans = new PrefixPlan[allocated]; // how each prefix was taken: its old chunk's plan
         long[] valueRefs = new long[allocated];
         long[] deadKeys = new long[allocated];
+        int[][] positions = layOut ? new int[old.length][] : null;
+        boolean handedOut = false;
         int live = 0;
         int dead = 0;
-        for (Chunk chunk : old) {
+        for (int k = 0; k < old.length; k++) {
+            Chunk chunk = old[k];
+            handedOut |= chunk.isHandedOut(); // read after the freeze (Chunk.handOut)
+            if (positions != null) {
+                positions[k] = new int[chunk.allocated()];
+                java.util.Arrays.fill(positions[k], -1);
+            }
             for (int e = chunk.first(); e != Chunk.NONE; e = chunk.next(e)) {
                 long value = chunk.valueRef(e);
                 if (value != 0) {
+                    if (positions != null) {
+                        positions[k][e] = live;
+                    }
                     keyRefs[live] = chunk.keyRef(e);
                     keyLengths[live] = chunk.keyLength(e);
                     keyPrefixes[live] = chunk.keyPrefix(e);
@@ -172,6 +223,16 @@ final class Rebalancer {
                 }
             }
         }
+        long[] movedKeys = null;
+        long[] movedValues = null;
+        long[] lockedHeaders = null;
+        int moved = 0;
+        if (move && !handedOut && values.versions == null) {
+            movedKeys = new long[live];
+            movedValues = new long[live];
+            lockedHeaders = new long[live];
+            moved = moveInOrder(keyRefs, valueRefs, live, movedKeys, movedValues, lockedHeaders);
+        }
         Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
                 prefixPlans, valueRefs, live);
         for (Chunk chunk : old) {
@@ -180,14 +241,82 @@ final class Rebalancer {
                 break;
             }
         }
+        for (Chunk chunk : fresh) {
+            if (handedOut) {
+                chunk.inheritHandedOut();
+            }
+            if (movedKeys != null) {
+                chunk.markLaidOut();
+            }
+        }
         index.replace(old, fresh);
-        for (Chunk chunk : old) {
-            chunk.markReplaced();
+        for (int k = 0; k < old.length; k++) {
+            if (positions != null) {
+                old[k].movedTo(new Moves(fresh, positions[k], keyRefs, valueRefs));
+            }
+            old[k].markReplaced();
+        }
+        // Values before keys: a scan that finds a value live relies on its key being live then (Cursor).
+        for (int i = 0; i < moved; i++) {
+            values.retire(movedValues[i], lockedHeaders[i]);
+        }
+        for (int i = 0; i < moved; i++) {
+            pool.delete(movedKeys[i]);
         }
         for (int i = 0; i < dead; i++) {
             pool.delete(deadKeys[i]);
         }
         return fresh;
+    }
+
+    /**
+     * Moves the first {@code count} pairs (key {@code keyRefs[i]}, value {@code valueRefs[i]}, sorted, of drained
+     * frozen chunks) to fresh slices, key then value, one pair after another, so that a scan reads them as one
+     * stream ({@code docs/experiments/ordered-scans.md}): replaces the references in the arrays, and records each
+     * moved pair's old key, old value and the value's lock header in the {@code moved*} arrays, for the caller to
+     * delete once the new chunks are in the index. A value is moved under its lock, taken here and kept until its
+     * deletion, so no in-place update is lost: a writer waiting for it finds it deleted and looks the key up again. A
+     * value another thread holds (an in-place update, a batch's claim) or a placeholder stays where it is, with its
+     * key; so does every pair once fresh memory runs out. Returns how many pairs moved.
+     */
+    private int moveInOrder(long[] keyRefs, long[] valueRefs, int count, long[] movedKeys, long[] movedValues,
+            long[] lockedHeaders) {
+        int moved = 0;
+        for (int i = 0; i < count; i++) {
+            long value = valueRefs[i];
+            long locked = values.lockToMove(value);
+            if (locked == -1) {
+                continue;
+            }
+            long key = keyRefs[i];
+            long newKey = copyToFresh(key);
+            long newValue = newKey == 0 ? 0 : copyToFresh(value);
+            if (newValue == 0) {
+                if (newKey != 0) {
+                    pool.deletePrivate(newKey);
+                }
+                values.restore(value, locked - 1);
+                break;
+            }
+            values.initializeCopy(newValue, locked - 1);
+            keyRefs[i] = newKey;
+            valueRefs[i] = newValue;
+            movedKeys[moved] = key;
+            movedValues[moved] = value;
+            lockedHeaders[moved++] = locked;
+        }
+        return moved;
+    }
+
+    /** A copy of live slice {@code ref}'s payload in a fresh slice, or 0 if no fresh memory is left. */
+    private long copyToFresh(long ref) {
+        int length = pool.length(ref);
+        long copy = pool.allocateFresh(length);
+        if (copy != 0) {
+            java.lang.foreign.MemorySegment.copy(pool.segment(ref), pool.payloadOffset(ref), pool.segment(copy),
+                    pool.payloadOffset(copy), length);
+        }
+        return copy;
     }
 
     /**

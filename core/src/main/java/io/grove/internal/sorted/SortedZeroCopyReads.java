@@ -164,8 +164,8 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         Scan(boolean reuse) {
             this.cursor = view.cursor(false, !reuse); // reused handles: no key bytes to keep
             this.reuse = reuse;
-            this.reusedKey = reuse ? newHandle(true) : null;
-            this.reusedValue = reuse ? newHandle(false) : null;
+            this.reusedKey = reuse ? newReusedHandle(true) : null;
+            this.reusedValue = reuse ? newReusedHandle(false) : null;
             this.reusedEntry = reuse ? new ReusedEntry() : null;
         }
 
@@ -183,13 +183,21 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                         // The cursor has just found the value live and read its length, and the key's length is in
                         // its entry: point without reading the headers again. A value replaced or removed since
                         // fails the reads, as it would a moment after pointing.
-                        key.pointAtLive(cursor.keyRef(), cursor.keySliceLength(), 0, -1, SliceHandle.NO_STAMP);
+                        key.pointAtLive(cursor.keyRef(), cursor.keySliceLength(), 0, -1, SliceHandle.NO_STAMP)
+                                .from(cursor.entryChunk(), cursor.entryIndex());
                         value.pointAtLive(cursor.valueRef(), cursor.valueLength(), map.values.headerSize, -1,
-                                valueStamp());
+                                valueStamp()).from(cursor.entryChunk(), cursor.entryIndex());
                     } else if (snapshot != null) {
                         key.pointAt(cursor.keyRef());
                         value.pointAt(cursor.valueRef(), map.values.headerSize, -1, SliceHandle.NO_STAMP);
                     } else {
+                        if (map.rebalancer.laysOut() && !cursor.entryChunk().handOut()) {
+                            // these handles outlive the element: mark their chunk, active, so that no rebalance
+                            // moves the pair (Moves); this one may be rebuilt with moves: take the key again there
+                            map.rebalancer.awaitReplaced(cursor.entryChunk());
+                            cursor.again();
+                            continue;
+                        }
                         key.pointAt(cursor.keyRef());
                         if (!point(value, cursor.valueRef())) {
                             // the value the cursor saw was replaced since: take the key's value now, if any
@@ -236,6 +244,18 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             }
             map.update(map.readKey(lastKey.segment(), lastKey.length()), Update.REMOVE, null, null, null);
             lastKey = null;
+        }
+
+        /**
+         * A stream's reused handle for keys or values: as {@link #newHandle}, and in a map that lays out its pairs for
+         * scans, one that follows its pair when a rebalance moves it ({@link Moves}).
+         */
+        private SliceHandle newReusedHandle(boolean forKeys) {
+            if (snapshot != null || !map.rebalancer.laysOut()) {
+                return newHandle(forKeys);
+            }
+            return forKeys ? new SliceHandle(map.pool, null, Moves.KEYS)
+                    : new SliceHandle(map.pool, map.values, Moves.VALUES);
         }
 
         /** A handle for keys or values: a snapshot's reads under its lease, a map's value handle under its stamp. */

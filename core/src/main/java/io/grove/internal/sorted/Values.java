@@ -409,6 +409,33 @@ final class Values<V> implements SliceHandle.WriterCheck {
     }
 
     /**
+     * Locks value {@code ref} to move it to another slice ({@link Rebalancer#reorder}), without waiting: the locked
+     * header, or -1 if another thread holds it, a batch claims it, it is a placeholder, or it is gone.
+     */
+    long lockToMove(long ref) {
+        long token = pool.beginWrite(ref);
+        if (token == -1) {
+            return -1;
+        }
+        try {
+            MemorySegment block = pool.segment(ref);
+            long at = pool.payloadOffset(ref);
+            long header = ValueHeader.headerAcquire(block, at);
+            if (!ValueHeader.isUnlocked(header) || ValueHeader.isPlaceholder(header)) {
+                return -1; // (a claimed header is odd, hence not unlocked)
+            }
+            return ValueHeader.tryLock(block, at, header);
+        } finally {
+            pool.endWrite(token);
+        }
+    }
+
+    /** Writes {@code header} into {@code ref}, a copy of a value in a slice no other thread has seen yet. */
+    void initializeCopy(long ref, long header) {
+        ValueHeader.initialize(pool.segment(ref), pool.payloadOffset(ref), header);
+    }
+
+    /**
      * Waits once for value {@code ref}'s lock, held by another operation; throws "Recursive update" instead if the
      * holder is a user function running on this very thread (it called the map on its own key).
      */

@@ -38,6 +38,12 @@ import java.util.function.Function;
  *
  * <p>Without a stamp (keys, which never change) a read is (2) and (4).
  *
+ * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
+ * key order), deleting the old one. A handle made with a {@link Relocation} records where it was pointed from (a
+ * place and an index, {@link #from}); when a read finds the slice gone (the stamp's removed bit, or step (4)), it
+ * asks the relocation whether the bytes moved, and if so reads again from the new slice, pointed at the same range.
+ * Bytes that were removed or replaced did not move: the read throws as before.
+ *
  * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
  * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
  * the lease still holds, then validates the slice. A lease that held after the read held during it, so the bytes read
@@ -81,6 +87,16 @@ public final class SliceHandle implements Handle {
         }
     }
 
+    /** Where the bytes of a handle's slice went if the map moved them (see the class notes). */
+    public interface Relocation {
+        /**
+         * Points {@code handle}, whose slice is gone, at the slice its bytes were moved to
+         * ({@link SliceHandle#pointAtMoved}), and returns whether they were moved; {@code false} if they were removed
+         * or replaced instead. {@code place} and {@code index} are what the handle was pointed {@link #from}.
+         */
+        boolean follow(SliceHandle handle, Object place, int index);
+    }
+
     /**
      * What keeps the bytes of the slices a handle reads without a stamp unchanged and allocated while it holds (see
      * the class notes).
@@ -98,6 +114,8 @@ public final class SliceHandle implements Handle {
     private final WriterCheck writers;
     /** What the bytes are read under, or {@code null}: they never change, or a stamp tells when they do. */
     private final Lease lease;
+    /** Where moved bytes went, or {@code null} if the map never moves them. */
+    private final Relocation relocation;
     /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
     /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
@@ -107,6 +125,12 @@ public final class SliceHandle implements Handle {
     private long ref;
     /** The stamp's offset in the view's segment, or -1 without a stamp. */
     private long stampAt = -1;
+    /** What the handle was last pointed at: the range and stamp in the slice, and where the map found it. */
+    private int start;
+    private int length;
+    private int stampOffset;
+    private Object place;
+    private int index;
 
     /** A handle on {@code ref}'s slice; throws {@link ConcurrentModificationException} if it is not live. */
     public SliceHandle(Pool pool, long ref) {
@@ -124,18 +148,27 @@ public final class SliceHandle implements Handle {
      * can tell ({@link WriterCheck}).
      */
     public SliceHandle(Pool pool, WriterCheck writers) {
-        this(pool, writers, null);
+        this(pool, writers, null, null);
+    }
+
+    /**
+     * A handle not yet pointed at anything, whose bytes the map may move ({@code relocation}); with a stamp whose
+     * writers {@code writers} can tell, or ({@code writers} null) without one.
+     */
+    public SliceHandle(Pool pool, WriterCheck writers, Relocation relocation) {
+        this(pool, writers, null, relocation);
     }
 
     /** A handle not yet pointed at anything, on slices read without a stamp under {@code lease}. */
     public SliceHandle(Pool pool, Lease lease) {
-        this(pool, null, lease);
+        this(pool, null, lease, null);
     }
 
-    private SliceHandle(Pool pool, WriterCheck writers, Lease lease) {
+    private SliceHandle(Pool pool, WriterCheck writers, Lease lease, Relocation relocation) {
         this.pool = pool;
         this.writers = writers;
         this.lease = lease;
+        this.relocation = relocation;
     }
 
     /**
@@ -187,7 +220,35 @@ public final class SliceHandle implements Handle {
         view.open(segment, payload + start, size, false);
         this.ref = ref;
         this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
+        this.start = start;
+        this.length = length;
+        this.stampOffset = stampOffset;
+        this.place = null;
         return this;
+    }
+
+    /**
+     * Records where the map found the slice this handle was just pointed at, for its {@link Relocation}: a handle
+     * not pointed from anywhere is never relocated.
+     */
+    public SliceHandle from(Object place, int index) {
+        this.place = place;
+        this.index = index;
+        return this;
+    }
+
+    /**
+     * Points this handle, for its {@link Relocation}, at the same range of live slice {@code ref}, where the map
+     * moved its bytes, found at {@code place} and {@code index}. Throws {@link ConcurrentModificationException} if
+     * {@code ref} is not live.
+     */
+    public void pointAtMoved(long ref, Object place, int index) {
+        pointAt(ref, start, length, stampOffset).from(place, index);
+    }
+
+    /** Whether the handle's slice, found gone, had its bytes moved: then the handle now points where they went. */
+    private boolean moved() {
+        return relocation != null && place != null && relocation.follow(this, place, index);
     }
 
     /** The reference this handle reads. */
@@ -203,7 +264,7 @@ public final class SliceHandle implements Handle {
     @Override
     public boolean isValid() {
         try {
-            return (lease == null || lease.holds()) && !pool.isClosed() && pool.isLive(ref);
+            return (lease == null || lease.holds()) && !pool.isClosed() && (pool.isLive(ref) || moved());
         } catch (IllegalStateException closedMeanwhile) {
             if (pool.isClosed()) {
                 return false;
@@ -219,16 +280,21 @@ public final class SliceHandle implements Handle {
         if (stampAt < 0) {
             return 0;
         }
-        MemorySegment segment = view.segment();
         for (int attempt = 0; ; attempt++) {
-            long stamp = SliceStamp.acquire(segment, stampAt);
+            long stamp = SliceStamp.acquire(view.segment(), stampAt);
             if (SliceStamp.isRemoved(stamp)) {
+                if (moved()) {
+                    continue;
+                }
                 throw Pool.stale(ref);
             }
             if (!SliceStamp.isWriting(stamp)) {
                 return stamp;
             }
             if (!pool.isLive(ref)) {
+                if (moved()) {
+                    continue;
+                }
                 throw Pool.stale(ref);
             }
             if (writers != null && writers.readableWhileHeld(ref, stamp)) {
@@ -243,16 +309,26 @@ public final class SliceHandle implements Handle {
 
     /**
      * Steps (3) and (4): whether what was read since {@code stamp} is one state of the live slice; {@code false}:
-     * read again; throws {@link ConcurrentModificationException} if the slice is gone, {@link IllegalStateException}
-     * if the lease ended.
+     * read again (also where moved bytes went); throws {@link ConcurrentModificationException} if the slice is gone,
+     * {@link IllegalStateException} if the lease ended.
      */
     private boolean unchangedSince(long stamp) {
         boolean unchanged = stampAt < 0 || SliceStamp.unchanged(view.segment(), stampAt, stamp);
         if (lease != null) {
             lease.check();
         }
-        pool.validate(ref);
-        return unchanged;
+        if (relocation == null) {
+            pool.validate(ref);
+            return unchanged;
+        }
+        VarHandle.loadLoadFence();
+        if (pool.isLive(ref)) {
+            return unchanged;
+        }
+        if (moved()) {
+            return false;
+        }
+        throw Pool.stale(ref);
     }
 
     /** Reads the {@code width}-byte value at {@code index} (1, 2, 4 or 8 bytes, big-endian) under the protocol. */

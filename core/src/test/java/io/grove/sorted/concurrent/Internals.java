@@ -11,13 +11,15 @@ import java.lang.reflect.Method;
  * Read-only access, through reflection, to the one internal of the sorted map these tests need to show they are
  * not vacuous: the index's current array of chunks. Every rebalance (split, merge, compaction) replaces that array
  * by a new one with a CAS ({@code ChunkIndex.replace}), so a test that sees a different array after some work
- * knows that a rebalance completed meanwhile. Tests run on the class path, so the package-private members are
+ * knows that a rebalance completed meanwhile; and whether a chunk was built with its pairs laid out in key order
+ * ({@code GroveSortedMap.Builder.layOutForScans}). Tests run on the class path, so the package-private members are
  * reachable. Nothing here changes the map.
  */
 final class Internals {
     private static final MethodHandle CHUNK_MAP;
     private static final MethodHandle INDEX;
     private static final MethodHandle SNAPSHOT;
+    private static final Field LAID_OUT;
 
     static {
         try {
@@ -27,6 +29,8 @@ final class Internals {
             snapshot.setAccessible(true);
             SNAPSHOT = MethodHandles.lookup().unreflect(snapshot)
                     .asType(MethodType.methodType(Object[].class, Object.class));
+            LAID_OUT = Class.forName("io.grove.internal.sorted.Chunk").getDeclaredField("laidOut");
+            LAID_OUT.setAccessible(true);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(
                     "the sorted map's internals these tests look at have changed; update Internals: " + e);
@@ -47,5 +51,18 @@ final class Internals {
         } catch (Throwable e) {
             throw new AssertionError("reading the sorted map's chunk index failed", e);
         }
+    }
+
+    /** How many of the index's current chunks were built with their pairs laid out in key order. */
+    static int laidOutChunks(GroveSortedMap<?, ?> map) {
+        int n = 0;
+        for (Object chunk : chunks(map)) {
+            try {
+                n += LAID_OUT.getBoolean(chunk) ? 1 : 0;
+            } catch (IllegalAccessException e) {
+                throw new AssertionError("reading a chunk failed", e);
+            }
+        }
+        return n;
     }
 }
