@@ -64,6 +64,7 @@ final class Chunk {
     private static final VarHandle LIVE;
     private static final VarHandle TOMBSTONES;
     private static final VarHandle VERSIONED;
+    private static final VarHandle HANDED_OUT;
 
     static {
         try {
@@ -75,6 +76,7 @@ final class Chunk {
             LIVE = l.findVarHandle(Chunk.class, "live", int.class);
             TOMBSTONES = l.findVarHandle(Chunk.class, "tombstones", int.class);
             VERSIONED = l.findVarHandle(Chunk.class, "versioned", VersionedEntries.class);
+            HANDED_OUT = l.findVarHandle(Chunk.class, "handedOut", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -388,8 +390,8 @@ final class Chunk {
      * that the marking thread did not see.
      */
     boolean handOut() {
-        if (!handedOut) {
-            handedOut = true;
+        if (!(boolean) HANDED_OUT.getAcquire(this)) {
+            HANDED_OUT.setVolatile(this, true);
         }
         return isActive();
     }

@@ -193,8 +193,7 @@ final class ChunkMap<K, V> {
      */
     private static final ValueAction HANDLE = (map, s, ref) -> {
         if (map.rebalancer.laysOut() && !s.searched.handOut()) {
-            map.rebalancer.awaitReplaced(s.searched);
-            return Values.RETRY;
+            return map.awaitReplaced(s.searched);
         }
         try {
             return new SliceHandle(map.pool, map.values).pointAt(ref, map.values.headerSize, -1, ValueHeader.STAMP);
@@ -202,6 +201,12 @@ final class ChunkMap<K, V> {
             return Values.RETRY;
         }
     };
+    /** Waits until frozen chunk {@code c} is replaced; {@link Values#RETRY}: search again. */
+    private Object awaitReplaced(Chunk c) {
+        rebalancer.awaitReplaced(c);
+        return Values.RETRY;
+    }
+
     /** Only that the key is present. */
     private static final ValueAction PRESENCE = (map, s, ref) -> Boolean.TRUE;
 
