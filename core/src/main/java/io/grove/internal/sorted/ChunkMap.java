@@ -163,7 +163,7 @@ final class ChunkMap<K, V> {
 
     /** The version of the probe's key's value {@code snapshot} reads (see {@link Values#versionAt}), or 0. */
     private long versionRefOf(Scratch s, Snapshot snapshot) {
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             snapshot.check();
             long head = headOf(s);
             if (head == 0) {
@@ -173,6 +173,7 @@ final class ChunkMap<K, V> {
             if (version != -1) {
                 return version;
             }
+            Backoff.pause(attempt); // the value left its entry: its writer is still at work, let it run
         }
     }
 

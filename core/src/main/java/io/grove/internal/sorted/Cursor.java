@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.internal.memory.Pool;
+import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -151,7 +152,7 @@ final class Cursor {
         } else {
             next = following(true);
         }
-        while (true) {
+        for (int gone = 0; ; ) {
             if (next == MOVED) {
                 next = relocate();
                 continue;
@@ -190,6 +191,10 @@ final class Cursor {
                 if (chunk.isReplaced()) {
                     unread();
                     next = relocate();
+                } else {
+                    // The entry may still hold the value a writer is taking out of it: let that writer run (two
+                    // virtual threads that re-read without pausing can keep it off both carriers for good)
+                    Backoff.pause(gone++);
                 }
                 continue;
             }
