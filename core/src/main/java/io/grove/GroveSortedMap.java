@@ -242,7 +242,8 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
          * Time: the scan that lays a chunk out copies its pairs (a few milliseconds for 4,096 pairs of 1 KB).
          * Handles: a stream's handles follow the pair they point at when it moves; a handle that outlives its read
          * ({@code zc().get}, the iterators of the {@code zc()} sets) marks its chunk, and the pairs of a marked chunk's
-         * range are never moved again. Not allowed together with {@link #snapshots()}.
+         * range are never moved again. Not allowed together with {@link #snapshots()}, nor with a shared {@link #pool}
+         * whose reclamation never reuses memory ({@link Reclamation#GROW_ONLY}).
          */
         public Builder<K, V> layOutForScans() {
             this.layOutForScans = true;
@@ -272,6 +273,10 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
             if (pool != null) {
                 if (pool.isClosed()) {
                     throw new IllegalStateException("the given pool is closed");
+                }
+                if (layOutForScans && pool.reclamation() != Reclamation.NOVA) {
+                    throw new IllegalArgumentException("layOutForScans needs a pool that reuses the memory of the "
+                            + "slices it moves away from; the given pool's reclamation is " + pool.reclamation());
                 }
                 return new OffHeapSortedMap<>((Pool) pool, false, keySerializer, valueSerializer, comparator,
                         chunkSize, snapshots, layOutForScans);

@@ -8,7 +8,7 @@ import java.util.List;
 final class Options {
     static final String USAGE = """
             usage: ./grove bench [options]          run the comparison (each contender in its own JVM); without
-                                                    options: every scenario against its peers, 431 runs,
+                                                    options: every scenario against its peers, 451 runs,
                                                     about 40 minutes on 2 cores (bench/README.md)
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV

@@ -11,7 +11,9 @@ import java.util.Random;
  * How much an ordered scan of {@link GroveSortedMap} depends on where its keys and values lie in memory: the same
  * 400,000 pairs (100-byte keys, 1,000-byte values) inserted in random order, then in ascending order (so that the
  * slices of neighbouring keys are neighbours in memory), then zero-copy scans of 10,000 pairs from random keys for
- * 3 seconds each, twice. Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
+ * 3 seconds each, twice. {@code -DlayOut=true} builds the maps with {@code layOutForScans()}, whose first scans
+ * lay the pairs out in key order within the 3 seconds (the first map of a run also pays the JIT's warm-up, so its
+ * figure is the lowest). Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
  * io.grove.bench.experiments.ScanLocality}.
  */
 public final class ScanLocality {

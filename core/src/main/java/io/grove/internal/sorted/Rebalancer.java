@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.CallRegistry;
@@ -308,10 +309,18 @@ final class Rebalancer {
         return moved;
     }
 
-    /** A copy of live slice {@code ref}'s payload in a fresh slice, or 0 if no fresh memory is left. */
+    /**
+     * A copy of live slice {@code ref}'s payload in a fresh slice, or 0 if no fresh memory is left (the limit, or the
+     * operating system refusing a block: the chunks are frozen and values locked, so nothing may throw here).
+     */
     private long copyToFresh(long ref) {
         int length = pool.length(ref);
-        long copy = pool.allocateFresh(length);
+        long copy;
+        try {
+            copy = pool.allocateFresh(length);
+        } catch (GroveOutOfMemoryException refused) {
+            return 0;
+        }
         if (copy != 0) {
             java.lang.foreign.MemorySegment.copy(pool.segment(ref), pool.payloadOffset(ref), pool.segment(copy),
                     pool.payloadOffset(copy), length);

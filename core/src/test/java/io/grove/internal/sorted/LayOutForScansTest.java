@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveSortedMap;
+import io.grove.MemoryPool;
+import io.grove.Reclamation;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
 import java.util.ArrayList;
@@ -217,5 +219,16 @@ class LayOutForScansTest {
                         .build());
         assertTrue(e.getMessage().contains("layOutForScans") && e.getMessage().contains("snapshots"),
                 e.getMessage());
+    }
+
+    @Test
+    void needsAPoolThatReusesMemory() {
+        try (MemoryPool pool = MemoryPool.builder().reclamation(Reclamation.GROW_ONLY).build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> GroveSortedMap.builder(Serializers.longs(), Serializers.longs()).pool(pool)
+                            .layOutForScans().build());
+            assertTrue(e.getMessage().contains("layOutForScans") && e.getMessage().contains("GROW_ONLY"),
+                    e.getMessage());
+        }
     }
 }

@@ -19,7 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * {@code close()} of an ordered map on a shared pool while operations run ({@link CloseRace}), with navigation,
  * range scans, key-only scans and atomic batches among the operations, in chunks of 4 entries (rebalances run when
- * the close comes) and of the default size (one chunk whose scans take long).
+ * the close comes) and of the default size (one chunk whose scans take long); and in chunks of 4 of a map that lays
+ * out its pairs for scans ({@link GroveSortedMap.Builder#layOutForScans()}), whose scans move pairs when the close
+ * comes.
  *
  * <p>Key-only scans (the ascending and descending key sets, of the map and of its range views, to their end, and
  * {@code firstKey}/{@code lastKey} of sub-maps) read no value, so nothing but the chunk check tells them that the
@@ -30,19 +32,23 @@ class CloseWhileOperatingStressTest {
         List<Arguments> runs = new ArrayList<>();
         for (int chunkSize : new int[] {4, GroveSortedMap.Builder.DEFAULT_CHUNK_SIZE}) {
             for (StressRun.Threads threads : StressRun.Threads.values()) {
-                runs.add(Arguments.of(threads, chunkSize));
+                runs.add(Arguments.of(threads, chunkSize, false));
             }
+        }
+        for (StressRun.Threads threads : StressRun.Threads.values()) {
+            runs.add(Arguments.of(threads, 4, true));
         }
         return runs.stream();
     }
 
-    @ParameterizedTest(name = "{0}, chunkSize={1}")
+    @ParameterizedTest(name = "{0}, chunkSize={1}, layOutForScans={2}")
     @MethodSource("runs")
-    void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads, int chunkSize)
-            throws Exception {
-        CloseRace.run(threads, "ordered map, chunk size " + chunkSize, pool -> {
-            GroveSortedMap<Long, Long> map = GroveSortedMap.builder(Serializers.longs(), Serializers.longs())
-                    .chunkSize(chunkSize).pool(pool).build();
+    void operationsRacingWithCloseFailCleanlyAndLeaveOtherMapsIntact(StressRun.Threads threads, int chunkSize,
+            boolean layOut) throws Exception {
+        CloseRace.run(threads, "ordered map, chunk size " + chunkSize + (layOut ? ", laid out" : ""), pool -> {
+            GroveSortedMap.Builder<Long, Long> builder = GroveSortedMap.builder(Serializers.longs(),
+                    Serializers.longs()).chunkSize(chunkSize).pool(pool);
+            GroveSortedMap<Long, Long> map = (layOut ? builder.layOutForScans() : builder).build();
             return new CloseRace.Victim<>(map, map.zc(), map, (m, key, random) -> {
                 navigate(map, key);
                 scanKeys(map, key, random);
