@@ -120,7 +120,7 @@ final class Chunk {
     private volatile boolean handedOut;
     /** Where the rebalance that replaced this chunk put its entries (a map that lays out pairs for scans); or null. */
     private volatile Moves moves;
-    /** Whether a rebalance laid the sorted entries' pairs out in key order ({@link Rebalancer#reorder}). */
+    /** Whether a rebalance laid the sorted entries' pairs out in key order ({@link Rebalancer#scanned}). */
     private boolean laidOut;
     /** Scans that read this chunk to its end since it was built; counted without atomicity: a hint. */
     private int scans;

@@ -5,8 +5,8 @@ import java.util.ConcurrentModificationException;
 
 /**
  * Where a rebalance put the entries of a chunk it replaced, in a map that lays out its pairs for scans
- * ({@link Rebalancer#reorder}): for each old entry with a value, its position among the entries the new chunks were
- * built with, and the key and value references they were built with (new slices for the pairs a reorder moved,
+ * ({@link Rebalancer#scanned}): for each old entry with a value, its position among the entries the new chunks were
+ * built with, and the key and value references they were built with (new slices for the pairs a layout moved,
  * the old ones otherwise). The replaced chunk keeps it for the reused handles of zero-copy streams pointed from it:
  * {@link #KEYS} and {@link #VALUES} follow a handle's bytes through the rebalances since it was pointed.
  *
@@ -21,6 +21,8 @@ final class Moves {
     static final SliceHandle.Relocation VALUES = (handle, place, index) -> follow(handle, (Chunk) place, index, false);
 
     private final Chunk[] fresh;
+    /** The position in the build arrays of each new chunk's first entry. */
+    private final int[] starts;
     /** For each entry of the old chunk, its position in the build arrays below, or -1 if it had no value. */
     private final int[] positions;
     private final long[] keyRefs;
@@ -28,6 +30,10 @@ final class Moves {
 
     Moves(Chunk[] fresh, int[] positions, long[] keyRefs, long[] valueRefs) {
         this.fresh = fresh;
+        this.starts = new int[fresh.length];
+        for (int i = 1; i < fresh.length; i++) {
+            starts[i] = starts[i - 1] + fresh[i - 1].sortedCount;
+        }
         this.positions = positions;
         this.keyRefs = keyRefs;
         this.valueRefs = valueRefs;
@@ -85,23 +91,20 @@ final class Moves {
 
     /** The new chunk holding the entry at {@code position} of the build arrays. */
     private Chunk chunkAt(int position) {
-        for (Chunk f : fresh) {
-            if (position < f.sortedCount) {
-                return f;
-            }
-            position -= f.sortedCount;
-        }
-        throw new IllegalStateException("no new chunk holds position " + position);
+        return fresh[chunkIndexAt(position)];
     }
 
     /** The index, in {@link #chunkAt}, of the entry at {@code position} of the build arrays. */
     private int entryAt(int position) {
-        for (Chunk f : fresh) {
-            if (position < f.sortedCount) {
-                return position;
-            }
-            position -= f.sortedCount;
+        return position - starts[chunkIndexAt(position)];
+    }
+
+    /** Which new chunk holds the entry at {@code position} (a rebalance builds a few). */
+    private int chunkIndexAt(int position) {
+        int i = fresh.length - 1;
+        while (starts[i] > position) {
+            i--;
         }
-        throw new IllegalStateException("no new chunk holds position " + position);
+        return i;
     }
 }

@@ -90,7 +90,7 @@ final class Rebalancer {
     private final int underFull;
     /** The values, to tell tombstones and older versions apart in a map that takes snapshots. */
     private final Values<?> values;
-    /** Whether the map lays its pairs out in key order for scans ({@link #reorder}); then rebalances record moves. */
+    /** Whether the map lays its pairs out in key order for scans ({@link #scanned}); then rebalances record moves. */
     private final boolean layOut;
 
     Rebalancer(ChunkIndex index, Keys keys, Pool pool, int chunkSize, Closing closing, CallRegistry calls,

@@ -409,7 +409,7 @@ final class Values<V> implements SliceHandle.WriterCheck {
     }
 
     /**
-     * Locks value {@code ref} to move it to another slice ({@link Rebalancer#reorder}), without waiting: the locked
+     * Locks value {@code ref} to move it to another slice ({@link Rebalancer#scanned}), without waiting: the locked
      * header, or -1 if another thread holds it, a batch claims it, it is a placeholder, or it is gone.
      */
     long lockToMove(long ref) {
