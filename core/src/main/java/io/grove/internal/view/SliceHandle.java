@@ -42,7 +42,9 @@ import java.util.function.Function;
  * key order), deleting the old one. A handle made with a {@link Relocation} records where it was pointed from (a
  * place and an index, {@link #from}); when a read finds the slice gone (the stamp's removed bit, or step (4)), it
  * asks the relocation whether the bytes moved, and if so reads again from the new slice, pointed at the same range.
- * Bytes that were removed or replaced did not move: the read throws as before.
+ * Bytes that were removed or replaced did not move: the read throws as before. Such a read re-points the handle, so
+ * a handle with a relocation must be read by one thread at a time (maps give one only to a stream's reused
+ * elements, which {@link #pointAt} re-points anyway).
  *
  * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
  * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
