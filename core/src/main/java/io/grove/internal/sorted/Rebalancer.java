@@ -276,9 +276,10 @@ final class Rebalancer {
      * stream ({@code docs/experiments/ordered-scans.md}): replaces the references in the arrays, and records each
      * moved pair's old key, old value and the value's lock header in the {@code moved*} arrays, for the caller to
      * delete once the new chunks are in the index. A value is moved under its lock, taken here and kept until its
-     * deletion, so no in-place update is lost: a writer waiting for it finds it deleted and looks the key up again. A
-     * value another thread holds (an in-place update, a batch's claim) or a placeholder stays where it is, with its
-     * key; so does every pair once fresh memory runs out. Returns how many pairs moved.
+     * deletion: every writer of a value header publishes in its chunk, so none holds or takes one of drained chunks
+     * (the lock states it rather than relies on it), and a reader that meets the lock waits, then finds the value
+     * deleted and reads the entry again. A value whose header is not unlocked (a batch's claim) or a placeholder
+     * stays where it is, with its key; so does every pair once fresh memory runs out. Returns how many pairs moved.
      */
     private int moveInOrder(long[] keyRefs, long[] valueRefs, int count, long[] movedKeys, long[] movedValues,
             long[] lockedHeaders) {
