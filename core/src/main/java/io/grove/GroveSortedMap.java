@@ -233,7 +233,7 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
          * that reads a chunk to its end (whose pairs are not in key order, and which scans reached more than once
          * since it was built) copies the chunk's keys and values into fresh memory one pair after another, in key
          * order, so later scans read them as one stream; a chunk is laid out again once a quarter as many pairs were
-         * inserted into it since. Ascending zero-copy scans of a map filled in random order ran about 3x faster
+         * inserted into it since. Ascending zero-copy scans of a map filled in random order ran 2.2-3x faster
          * after the layout ({@code BENCHMARKS.md}).
          *
          * <p>Costs. Memory: the copies take fresh memory of the pool (never reused memory, which is scattered), and
