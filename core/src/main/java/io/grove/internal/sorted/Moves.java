@@ -7,19 +7,14 @@ import java.util.ConcurrentModificationException;
  * Where a rebalance put the entries of a chunk it replaced, in a map that lays out its pairs for scans
  * ({@link Rebalancer#scanned}): for each old entry with a value, its position among the entries the new chunks were
  * built with, and the key and value references they were built with (new slices for the pairs a layout moved,
- * the old ones otherwise). The replaced chunk keeps it for the reused handles of zero-copy streams pointed from it:
- * {@link #KEYS} and {@link #VALUES} follow a handle's bytes through the rebalances since it was pointed.
+ * the old ones otherwise). The replaced chunk keeps it for the reused handles of zero-copy streams pointed from it,
+ * which {@link #follow} their bytes through the rebalances since they were pointed ({@link EntryOrigin}).
  *
  * <p>Only streams' handles follow moves; they are short-lived (valid until the stream's next element), so the chain
  * of replaced chunks they keep reachable is short. Long-lived handles ({@code zc().get}, set iterators) mark their
  * chunk instead ({@link Chunk#handOut}), and no rebalance moves pairs of a marked range.
  */
 final class Moves {
-    /** Follows a key handle: keys never change, so the key moved if its entry was moved with a value. */
-    static final SliceHandle.Relocation KEYS = (handle, place, index) -> follow(handle, (Chunk) place, index, true);
-    /** Follows a value handle: the value moved if no writer replaced or removed it before or after. */
-    static final SliceHandle.Relocation VALUES = (handle, place, index) -> follow(handle, (Chunk) place, index, false);
-
     private final Chunk[] fresh;
     /** The position in the build arrays of each new chunk's first entry. */
     private final int[] starts;
@@ -44,9 +39,10 @@ final class Moves {
      * the slice the rebalances since moved that key (or value) to; {@code false} if it was not moved but removed or
      * replaced. Each step reads a replaced chunk, whose entries no longer change: the handle's slice must still be
      * the entry's when the chunk was frozen, and then it is wherever that chunk's rebalance put it, until a writer
-     * replaces it in the new chunk or another rebalance moves it again.
+     * replaces it in the new chunk or another rebalance moves it again. A key moved if its entry was moved with a
+     * value (keys never change); a value moved if no writer replaced or removed it before or after.
      */
-    private static boolean follow(SliceHandle handle, Chunk c, int e, boolean key) {
+    static boolean follow(SliceHandle handle, Chunk c, int e, boolean key) {
         long ref = handle.reference();
         while (true) {
             Moves moves = c.moves();

@@ -247,15 +247,15 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         }
 
         /**
-         * A stream's reused handle for keys or values: as {@link #newHandle}, and in a map that lays out its pairs for
-         * scans, one that follows its pair when a rebalance moves it ({@link Moves}).
+         * A stream's reused handle for keys or values: as {@link #newHandle}, and outside a snapshot one told the entry
+         * it reads ({@link EntryOrigin}), which validates its reads and follows its pair when a rebalance moves it.
          */
         private SliceHandle newReusedHandle(boolean forKeys) {
-            if (snapshot != null || !map.rebalancer.laysOut()) {
+            if (snapshot != null) {
                 return newHandle(forKeys);
             }
-            return forKeys ? new SliceHandle(map.pool, null, Moves.KEYS)
-                    : new SliceHandle(map.pool, map.values, Moves.VALUES);
+            return forKeys ? new SliceHandle(map.pool, null, EntryOrigin.KEY)
+                    : new SliceHandle(map.pool, map.values, EntryOrigin.VALUE);
         }
 
         /** A handle for keys or values: a snapshot's reads under its lease, a map's value handle under its stamp. */

@@ -38,13 +38,22 @@ import java.util.function.Function;
  *
  * <p>Without a stamp (keys, which never change) a read is (2) and (4).
  *
+ * <p><b>Origin.</b> A handle made with an {@link Origin} records where the map found its slice (a place and an
+ * index, {@link #from}: an ordered map's chunk and entry). Step (4) first asks the origin whether the place still
+ * holds the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not
+ * replaced, as no slice is deleted before it leaves its entry or its chunk is replaced); only if it cannot say so is
+ * the slice's header read. This spares a scan's reads the header of every slice they read (the origin is on the
+ * heap, in lines the scan has just read).
+ *
  * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
- * key order), deleting the old one. A handle made with a {@link Relocation} records where it was pointed from (a
- * place and an index, {@link #from}); when a read finds the slice gone (the stamp's removed bit, or step (4)), it
- * asks the relocation whether the bytes moved, and if so reads again from the new slice, pointed at the same range.
- * Bytes that were removed or replaced did not move: the read throws as before. Such a read re-points the handle, so
- * a handle with a relocation must be read by one thread at a time (maps give one only to a stream's reused
- * elements, which {@link #pointAt} re-points anyway).
+ * key order), deleting the old one. When a read of a handle with an origin finds the slice gone (the stamp's removed
+ * bit, or step (4)), it asks the origin whether the bytes moved, and if so reads again from the new slice, pointed
+ * at the same range. Bytes that were removed or replaced did not move: the read throws as before. Such a read
+ * re-points the handle, so a handle with an origin must be read by one thread at a time (maps give one only to a
+ * stream's reused elements, which {@link #pointAt} re-points anyway). Such a handle also keeps the stamp its last
+ * read found unchanged after it, and the next read starts from it instead of reading the stamp again (step (1)): that
+ * stamp was read before the next read's bytes, so equal stamps around them still mean that no write overlapped
+ * them; a stamp that moved sends the read back to (1).
  *
  * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
  * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
@@ -61,6 +70,8 @@ import java.util.function.Function;
 public final class SliceHandle implements Handle {
     /** The stamp offset that says "no stamp" ({@link #pointAt(long, int, int, int)}). */
     public static final int NO_STAMP = -1;
+    /** What {@link #confirmedStamp} holds when no read confirmed a stamp: a removed one, which no read confirms. */
+    private static final long UNCONFIRMED = SliceStamp.REMOVED;
 
     private static final VarHandle CALLBACK_VIEW_BUSY;
 
@@ -89,8 +100,18 @@ public final class SliceHandle implements Handle {
         }
     }
 
-    /** Where the bytes of a handle's slice went if the map moved them (see the class notes). */
-    public interface Relocation {
+    /**
+     * Where the map found the slices a handle is pointed at ({@link #from}): it vouches for a slice still found there,
+     * and knows where the bytes went if the map moved them (see the class notes).
+     */
+    public interface Origin {
+        /**
+         * Whether {@code place} still holds slice {@code ref} at {@code index} in a way that proves the slice live
+         * now; called after a read, behind a load-load fence. {@code false} proves nothing: the handle then reads the
+         * slice's header.
+         */
+        boolean holds(Object place, int index, long ref);
+
         /**
          * Points {@code handle}, whose slice is gone, at the slice its bytes were moved to
          * ({@link SliceHandle#pointAtMoved}), and returns whether they were moved; {@code false} if they were removed
@@ -116,8 +137,8 @@ public final class SliceHandle implements Handle {
     private final WriterCheck writers;
     /** What the bytes are read under, or {@code null}: they never change, or a stamp tells when they do. */
     private final Lease lease;
-    /** Where moved bytes went, or {@code null} if the map never moves them. */
-    private final Relocation relocation;
+    /** Where the map found the slice (see the class notes), or {@code null}: reads validate against its header. */
+    private final Origin origin;
     /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
     /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
@@ -133,6 +154,11 @@ public final class SliceHandle implements Handle {
     private int stampOffset;
     private Object place;
     private int index;
+    /**
+     * In a handle with an origin: the stamp the last read found unchanged after it, which serves as step (1) of the
+     * next read; {@link #UNCONFIRMED} if none.
+     */
+    private long confirmedStamp = UNCONFIRMED;
 
     /** A handle on {@code ref}'s slice; throws {@link ConcurrentModificationException} if it is not live. */
     public SliceHandle(Pool pool, long ref) {
@@ -154,11 +180,12 @@ public final class SliceHandle implements Handle {
     }
 
     /**
-     * A handle not yet pointed at anything, whose bytes the map may move ({@code relocation}); with a stamp whose
-     * writers {@code writers} can tell, or ({@code writers} null) without one.
+     * A handle not yet pointed at anything, that is told where the map found each slice ({@link #from}) and asks
+     * {@code origin} about it; with a stamp whose writers {@code writers} can tell, or ({@code writers} null) without
+     * one.
      */
-    public SliceHandle(Pool pool, WriterCheck writers, Relocation relocation) {
-        this(pool, writers, null, relocation);
+    public SliceHandle(Pool pool, WriterCheck writers, Origin origin) {
+        this(pool, writers, null, origin);
     }
 
     /** A handle not yet pointed at anything, on slices read without a stamp under {@code lease}. */
@@ -166,11 +193,11 @@ public final class SliceHandle implements Handle {
         this(pool, null, lease, null);
     }
 
-    private SliceHandle(Pool pool, WriterCheck writers, Lease lease, Relocation relocation) {
+    private SliceHandle(Pool pool, WriterCheck writers, Lease lease, Origin origin) {
         this.pool = pool;
         this.writers = writers;
         this.lease = lease;
-        this.relocation = relocation;
+        this.origin = origin;
     }
 
     /**
@@ -226,12 +253,13 @@ public final class SliceHandle implements Handle {
         this.length = length;
         this.stampOffset = stampOffset;
         this.place = null;
+        this.confirmedStamp = UNCONFIRMED;
         return this;
     }
 
     /**
-     * Records where the map found the slice this handle was just pointed at, for its {@link Relocation}: a handle
-     * not pointed from anywhere is never relocated.
+     * Records where the map found the slice this handle was just pointed at, for its {@link Origin}: a handle not
+     * pointed from anywhere validates its reads against the slice's header and is never relocated.
      */
     public SliceHandle from(Object place, int index) {
         this.place = place;
@@ -240,7 +268,7 @@ public final class SliceHandle implements Handle {
     }
 
     /**
-     * Points this handle, for its {@link Relocation}, at the same range of live slice {@code ref}, where the map
+     * Points this handle, for its {@link Origin}, at the same range of live slice {@code ref}, where the map
      * moved its bytes, found at {@code place} and {@code index}. Throws {@link ConcurrentModificationException} if
      * {@code ref} is not live.
      */
@@ -250,7 +278,7 @@ public final class SliceHandle implements Handle {
 
     /** Whether the handle's slice, found gone, had its bytes moved: then the handle now points where they went. */
     private boolean moved() {
-        return relocation != null && place != null && relocation.follow(this, place, index);
+        return origin != null && place != null && origin.follow(this, place, index);
     }
 
     /** The reference this handle reads. */
@@ -281,6 +309,9 @@ public final class SliceHandle implements Handle {
     private long stableStamp() {
         if (stampAt < 0) {
             return 0;
+        }
+        if (confirmedStamp != UNCONFIRMED) {
+            return confirmedStamp;
         }
         for (int attempt = 0; ; attempt++) {
             long stamp = SliceStamp.acquire(view.segment(), stampAt);
@@ -319,12 +350,11 @@ public final class SliceHandle implements Handle {
         if (lease != null) {
             lease.check();
         }
-        if (relocation == null) {
-            pool.validate(ref);
-            return unchanged;
-        }
         VarHandle.loadLoadFence();
-        if (pool.isLive(ref)) {
+        if ((origin != null && place != null && origin.holds(place, index, ref)) || pool.isLive(ref)) {
+            if (origin != null) {
+                confirmedStamp = unchanged ? stamp : UNCONFIRMED;
+            }
             return unchanged;
         }
         if (moved()) {
