@@ -24,11 +24,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * are deleted and reused under them. A stream's handles validate their reads against the entry they were pointed
  * from and remember the last stamp they confirmed ({@code SliceHandle.Origin}): this test checks that neither lets a
  * read return another entry's bytes or a torn value. Each value is 24 bytes: its key, a counter and the counter's
- * complement. Scanners read streams from random keys, ascending and descending, pausing now and then between
- * taking an element and reading it and between two reads of one value. Checked: every read either throws
- * {@link ConcurrentModificationException} or returns the entry's own bytes (a value holding its own key, a counter
- * with its complement), keys come out in order without repeats; the run must have made reads fail (slices went
- * under handles) and read most elements whole. Runs on a default map and on one that lays out its pairs for scans.
+ * complement, written in place in two steps. Scanners read streams from random keys, ascending and descending,
+ * pausing now and then between taking an element and reading it and between two reads of one value. Checked: every
+ * read either throws {@link ConcurrentModificationException} or returns the entry's own bytes (a value holding its
+ * own key, a counter with its complement), keys come out in order without repeats; the run must have made reads fail
+ * (slices went under handles) and read most elements whole. Runs on a default map and on one that lays out its pairs
+ * for scans.
  */
 class StreamHandleStressTest {
     private static final int KEYS = 2_000;
@@ -80,6 +81,9 @@ class StreamHandleStressTest {
                         default -> map.zc().computeIfPresent(k, v -> {
                             long count = v.getLong(8) + 1;
                             v.putLong(8, count);
+                            for (int spin = 0; spin < 1_000; spin++) {
+                                Thread.onSpinWait(); // widens the window in which the value is half written
+                            }
                             v.putLong(16, ~count);
                         });
                     }
@@ -115,11 +119,11 @@ class StreamHandleStressTest {
                 assertTrue(descending ? k < last : k > last, () -> "out of order or repeated: " + k + " after "
                         + previous);
                 last = k;
+                assertEquals(k, e.getValue().getLong(0), "a value holding another key");
+                pause(random); // the next read starts from the stamp the first one confirmed
                 long[] read = e.getValue().read(v -> new long[] {v.getLong(0), v.getLong(8), v.getLong(16)});
-                assertEquals(k, read[0], "a value holding another key");
+                assertEquals(k, read[0], "a second read of key " + k + "'s value got another key");
                 assertEquals(read[1], ~read[2], "a torn value of key " + k);
-                pause(random);
-                assertEquals(k, e.getValue().getLong(0), "a second read of key " + k + "'s value got another key");
                 assertEquals(k, Serializers.longs().read(e.getKey()), "a second read of a key got another key");
                 whole.incrementAndGet();
             } catch (ConcurrentModificationException gone) {

@@ -1,0 +1,123 @@
+package io.grove.bench.experiments;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The floor under an ordered scan of Oak's pairs laid out in key order, against {@link ConcurrentSkipListMap} on the
+ * same machine: what reading the words Oak's scan benchmark reads of each pair costs when nothing else is done.
+ *
+ * <p>{@code floor}: a plain loop over an off-heap region holding the pairs as a laid-out Grove map holds them (each
+ * pair a 128-byte key slice, then a 1,024-byte value slice, each slice with its 16-byte header; the 100-byte key,
+ * the value's 8-byte header and 1,000 bytes), reading per pair the key's first int and the value's words at 8 and at
+ * its end, as the benchmark's consumer does; no cursor, no validation, no touches ahead. {@code cslm}: the same
+ * pairs in a {@code ConcurrentSkipListMap<byte[], byte[]>} inserted in random order, then two full GCs (G1 copies
+ * nodes, keys and values next to each other in list order), scanned through {@code tailMap(from).entrySet()} reading
+ * the same words. Scans of 10,000 pairs from random pairs, 2 s per figure, five rounds alternating the two; ns per
+ * pair. Run with {@code -Xmx6g -Dpairs=1000000}: {@code java -Xmx6g -Dpairs=200000 -cp
+ * "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanFloor}.
+ */
+public final class ScanFloor {
+    private static final int PAIRS = Integer.getInteger("pairs", 200_000);
+    private static final int SCAN = 10_000;
+    private static final int KEY_SLICE = 128;
+    private static final int PAIR = KEY_SLICE + 1_024;
+    private static final int HEADER = 16;
+    private static final int VALUE = 1_000;
+    private static final long ROUND_NANOS = 2_000_000_000L;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private ScanFloor() {}
+
+    public static void main(String[] args) {
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment region = arena.allocate((long) PAIRS * PAIR, 4096);
+            for (int i = 0; i < PAIRS; i++) {
+                long key = (long) i * PAIR + HEADER;
+                region.set(INT, key, i);
+                long value = (long) i * PAIR + KEY_SLICE + HEADER + 8;
+                region.set(LONG, value + 8, i);
+                region.set(LONG, value + VALUE - 8, ~i);
+            }
+            ConcurrentSkipListMap<byte[], byte[]> cslm = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+            List<Integer> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < PAIRS; i++) {
+                ids.add(i);
+            }
+            Collections.shuffle(ids, new Random(1));
+            for (int id : ids) {
+                byte[] key = new byte[100];
+                INTS.set(key, 0, id);
+                byte[] value = new byte[VALUE];
+                LONGS.set(value, 8, (long) id);
+                LONGS.set(value, VALUE - 8, (long) ~id);
+                cslm.put(key, value);
+            }
+            System.gc();
+            System.gc();
+            Random random = new Random(2);
+            for (int round = 0; round < 5; round++) {
+                double floor = floor(region, random);
+                double skiplist = skiplist(cslm, random);
+                System.out.printf("%,d pairs: floor %.1f ns per pair, cslm %.1f ns per pair, cslm / floor %.2f%n",
+                        PAIRS, floor, skiplist, skiplist / floor);
+            }
+        }
+    }
+
+    private static double floor(MemorySegment region, Random random) {
+        long sink = 0;
+        long pairs = 0;
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < ROUND_NANOS) {
+            long from = random.nextInt(PAIRS - SCAN);
+            for (long p = from * PAIR, end = (from + SCAN) * PAIR; p < end; p += PAIR) {
+                int key = region.get(INT, p + HEADER);
+                long value = p + KEY_SLICE + HEADER + 8;
+                sink += key + region.get(LONG, value + 8) + region.get(LONG, value + VALUE - 8);
+            }
+            pairs += SCAN;
+        }
+        return result(start, pairs, sink);
+    }
+
+    private static double skiplist(ConcurrentSkipListMap<byte[], byte[]> cslm, Random random) {
+        long sink = 0;
+        long pairs = 0;
+        byte[] from = new byte[100];
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < ROUND_NANOS) {
+            INTS.set(from, 0, random.nextInt(PAIRS - SCAN));
+            int n = 0;
+            for (Map.Entry<byte[], byte[]> e : cslm.tailMap(from, true).entrySet()) {
+                byte[] value = e.getValue();
+                sink += (int) INTS.get(e.getKey(), 0) + (long) LONGS.get(value, 8) + (long) LONGS.get(value, VALUE - 8);
+                if (++n == SCAN) {
+                    break;
+                }
+            }
+            pairs += SCAN;
+        }
+        return result(start, pairs, sink);
+    }
+
+    private static double result(long start, long pairs, long sink) {
+        if (sink == 42) {
+            System.out.print(""); // keeps the reads
+        }
+        return (System.nanoTime() - start) / (double) pairs;
+    }
+}
