@@ -13,8 +13,8 @@ import java.util.Random;
  * slices of neighbouring keys are neighbours in memory), then zero-copy scans of 10,000 pairs from random keys for
  * 3 seconds each, twice. {@code -DlayOut=true} builds the maps with {@code layOutForScans()}, whose first scans
  * lay the pairs out in key order within the 3 seconds (the first map of a run also pays the JIT's warm-up, so its
- * figure is the lowest). Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
- * io.grove.bench.experiments.ScanLocality}.
+ * figure is the lowest; {@code -Drounds=N} scans each map for N such phases). Run: {@code java -cp
+ * "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanLocality}.
  */
 public final class ScanLocality {
     private static final int PAIRS = Integer.getInteger("pairs", 400_000);
@@ -23,6 +23,7 @@ public final class ScanLocality {
     private static final boolean HUGE = Boolean.getBoolean("huge");
     private static final boolean LAY_OUT = Boolean.getBoolean("layOut");
     private static final String[] ORDERS = System.getProperty("orders", "random,ascending,random,ascending").split(",");
+    private static final int ROUNDS = Integer.getInteger("rounds", 1);
 
     private ScanLocality() {}
 
@@ -41,17 +42,20 @@ public final class ScanLocality {
                     map.zc().putIfAbsent(key(id), value);
                 }
                 Random random = new Random(2);
-                long checksum = 0;
-                int scans = 0;
-                long start = System.nanoTime();
-                while (System.nanoTime() - start < 3_000_000_000L) {
-                    checksum += map.zc().tailMap(key(random.nextInt(PAIRS - SCAN)), true).entryStream().limit(SCAN)
-                            .mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)).sum();
-                    scans++;
+                for (int round = 0; round < ROUNDS; round++) {
+                    long checksum = 0;
+                    int scans = 0;
+                    long start = System.nanoTime();
+                    while (System.nanoTime() - start < 3_000_000_000L) {
+                        checksum += map.zc().tailMap(key(random.nextInt(PAIRS - SCAN)), true).entryStream()
+                                .limit(SCAN).mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)).sum();
+                        scans++;
+                    }
+                    double seconds = (System.nanoTime() - start) / 1e9;
+                    System.out.printf("inserted in %s order: %.0f scans of %d pairs per second, %.1f ns per pair"
+                            + " (checksum %d)%n", order, scans / seconds, SCAN, seconds * 1e9 / scans / SCAN,
+                            checksum);
                 }
-                double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("inserted in %s order: %.0f scans of %d pairs per second, %.1f ns per pair"
-                        + " (checksum %d)%n", order, scans / seconds, SCAN, seconds * 1e9 / scans / SCAN, checksum);
             }
         }
     }

@@ -178,7 +178,7 @@ final class Cursor {
                 int live = value > 0 ? values.pool().liveLength(value) : -1;
                 length = live >= 0 ? live : value == 0 ? Values.ABSENT : Values.GONE;
             } else {
-                length = values.presentLength(value);
+                length = values.presentLength(value, chunk, next);
                 while (length == Values.REPLACED) { // a committed batch's value, maybe not yet installed
                     value = values.replacementOf(value);
                     length = value > 0 ? values.presentLength(value) : value == 0 ? Values.ABSENT : Values.GONE;

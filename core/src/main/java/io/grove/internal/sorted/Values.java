@@ -194,6 +194,13 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return status;
     }
 
+    /** The payload length of value {@code ref}'s slice, read live as entry {@code e} of {@code c} says; else -1. */
+    private int liveLengthIn(Chunk c, int e, long ref) {
+        int length = pool.lengthUnchecked(ref);
+        VarHandle.loadLoadFence();
+        return EntryOrigin.VALUE.holds(c, e, ref) ? length : pool.liveLength(ref);
+    }
+
     /**
      * The value present in an entry that holds value {@code ref}: {@code ref}, or the replacement a committed batch
      * gives it; 0 if the key is absent (a placeholder, or a batch's removal); -1 if the value left the entry
@@ -227,13 +234,22 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * replacement already, and this read, which may follow that open, must not report the value.
      */
     int presentLength(long ref) {
+        return presentLength(ref, null, Chunk.NONE);
+    }
+
+    /**
+     * As {@link #presentLength(long)} for the value {@code ref} that entry {@code e} of chunk {@code c} held: the entry
+     * vouches for the slice after its headers were read ({@link EntryOrigin}), which spares the reading of the slice's
+     * own liveness unless the entry changed or the chunk was replaced meanwhile.
+     */
+    int presentLength(long ref, Chunk c, int e) {
         MemorySegment block = pool.segment(ref);
         long at = pool.payloadOffset(ref);
         long header;
         int length;
         for (int attempt = 0; ; attempt++) {
             header = ValueHeader.headerAcquire(block, at);
-            length = pool.liveLength(ref);
+            length = c == null ? pool.liveLength(ref) : liveLengthIn(c, e, ref);
             if (ValueHeader.isDeleted(header) || length < 0) {
                 closing.check();
                 return GONE;
