@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * its end, as the benchmark's consumer does; no cursor, no validation, no touches ahead. {@code cslm}: the same
  * pairs in a {@code ConcurrentSkipListMap<byte[], byte[]>} inserted in random order, then two full GCs (G1 copies
  * nodes, keys and values next to each other in list order), scanned through {@code tailMap(from).entrySet()} reading
- * the same words. Scans of 10,000 pairs from random pairs, 2 s per figure, five rounds alternating the two; ns per
- * pair. Run with {@code -Xmx6g -Dpairs=1000000}: {@code java -Xmx6g -Dpairs=200000 -cp
+ * the same words. Scans of 10,000 pairs from random pairs, ascending and descending, 2 s per figure, five rounds
+ * alternating the two; ns per pair. Run with {@code -Xmx6g -Dpairs=1000000}: {@code java -Xmx6g -Dpairs=200000 -cp
  * "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanFloor}.
  */
 public final class ScanFloor {
@@ -70,21 +70,26 @@ public final class ScanFloor {
             System.gc();
             Random random = new Random(2);
             for (int round = 0; round < 5; round++) {
-                double floor = floor(region, random);
-                double skiplist = skiplist(cslm, random);
-                System.out.printf("%,d pairs: floor %.1f ns per pair, cslm %.1f ns per pair, cslm / floor %.2f%n",
-                        PAIRS, floor, skiplist, skiplist / floor);
+                for (boolean descending : new boolean[] {false, true}) {
+                    double floor = floor(region, random, descending);
+                    double skiplist = skiplist(cslm, random, descending);
+                    System.out.printf("%,d pairs, %s: floor %.1f ns per pair, cslm %.1f ns per pair, cslm / floor"
+                            + " %.2f%n", PAIRS, descending ? "descending" : "ascending", floor, skiplist,
+                            skiplist / floor);
+                }
             }
         }
     }
 
-    private static double floor(MemorySegment region, Random random) {
+    private static double floor(MemorySegment region, Random random, boolean descending) {
         long sink = 0;
         long pairs = 0;
         long start = System.nanoTime();
         while (System.nanoTime() - start < ROUND_NANOS) {
             long from = random.nextInt(PAIRS - SCAN);
-            for (long p = from * PAIR, end = (from + SCAN) * PAIR; p < end; p += PAIR) {
+            long step = descending ? -PAIR : PAIR;
+            long p = descending ? (from + SCAN - 1) * PAIR : from * PAIR;
+            for (int i = 0; i < SCAN; i++, p += step) {
                 int key = region.get(INT, p + HEADER);
                 long value = p + KEY_SLICE + HEADER + 8;
                 sink += key + region.get(LONG, value + 8) + region.get(LONG, value + VALUE - 8);
@@ -94,15 +99,16 @@ public final class ScanFloor {
         return result(start, pairs, sink);
     }
 
-    private static double skiplist(ConcurrentSkipListMap<byte[], byte[]> cslm, Random random) {
+    private static double skiplist(ConcurrentSkipListMap<byte[], byte[]> cslm, Random random, boolean descending) {
         long sink = 0;
         long pairs = 0;
         byte[] from = new byte[100];
         long start = System.nanoTime();
         while (System.nanoTime() - start < ROUND_NANOS) {
-            INTS.set(from, 0, random.nextInt(PAIRS - SCAN));
+            INTS.set(from, 0, random.nextInt(PAIRS - SCAN) + (descending ? SCAN : 0));
             int n = 0;
-            for (Map.Entry<byte[], byte[]> e : cslm.tailMap(from, true).entrySet()) {
+            Map<byte[], byte[]> view = descending ? cslm.headMap(from, true).descendingMap() : cslm.tailMap(from, true);
+            for (Map.Entry<byte[], byte[]> e : view.entrySet()) {
                 byte[] value = e.getValue();
                 sink += (int) INTS.get(e.getKey(), 0) + (long) LONGS.get(value, 8) + (long) LONGS.get(value, VALUE - 8);
                 if (++n == SCAN) {
