@@ -25,7 +25,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Validation per read-ahead, not per entry. What a read-ahead read (links, and keys compared with the range's
  * bounds) is valid if the chunk was not replaced after it (Chunk I4): one check per read-ahead. An entry is then
- * emitted if its value slice is live when the cursor gets to it, which also keeps its key slice live (a rebalance
+ * emitted if its value slice is live when the cursor gets to it (its entry vouches for that unless it changed or
+ * the chunk was replaced: {@link EntryOrigin}), which also keeps its key slice live (a rebalance
  * drops only keys without values, and one that moves pairs, {@link Rebalancer#scanned}, deletes a moved key after
  * its value), even if the chunk was replaced since: its range as it was is still a state the
  * scan may show. A value found gone in a replaced chunk, or a read-ahead found replaced, sends the cursor to the

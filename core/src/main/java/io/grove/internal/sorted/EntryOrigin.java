@@ -9,10 +9,11 @@ import io.grove.internal.view.SliceHandle;
  * moved it ({@link Moves}).
  *
  * <p>Why the entry's word is enough: a key slice is deleted only after its chunk was replaced (Chunk I4), and a
- * value slice only after it left its entry (a writer's compare-and-set of the entry, then its retirement:
- * {@link EntryUpdates}) or after its chunk was replaced (a rebalance that moved it, the map's close). So a slice
- * whose entry still refers to it in a chunk not replaced, both read after the slice's bytes, was live when they were
- * read. A reference, which carries its slice's incarnation, never comes back to an entry it left.
+ * value slice only after it left its entry (a compare-and-set of the entry by its writer, {@link EntryUpdates}, or by
+ * the sweep after a snapshot, then its retirement; older versions are never in an entry) or after its chunk was
+ * replaced (a rebalance that moved it, the map's close). So a slice whose entry still refers to it in a chunk not
+ * replaced, both read after the slice's bytes, was live when they were read. A reference, which carries its slice's
+ * incarnation, never comes back to an entry it left.
  */
 enum EntryOrigin implements SliceHandle.Origin {
     KEY {

@@ -43,17 +43,17 @@ import java.util.function.Function;
  * holds the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not
  * replaced, as no slice is deleted before it leaves its entry or its chunk is replaced); only if it cannot say so is
  * the slice's header read. This spares a scan's reads the header of every slice they read (the origin is on the
- * heap, in lines the scan has just read).
+ * heap, in lines the scan has just read). A handle with an origin must be read by one thread at a time (maps give
+ * one only to a stream's reused elements, which {@link #pointAt} re-points anyway), so it also keeps the stamp its
+ * last read found unchanged after it, and the next read starts from it instead of reading the stamp again (step
+ * (1)): that stamp was read before the next read's bytes, so equal stamps around them still mean that no write
+ * overlapped them; a stamp that moved sends the read back to (1).
  *
  * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
  * key order), deleting the old one. When a read of a handle with an origin finds the slice gone (the stamp's removed
  * bit, or step (4)), it asks the origin whether the bytes moved, and if so reads again from the new slice, pointed
  * at the same range. Bytes that were removed or replaced did not move: the read throws as before. Such a read
- * re-points the handle, so a handle with an origin must be read by one thread at a time (maps give one only to a
- * stream's reused elements, which {@link #pointAt} re-points anyway). Such a handle also keeps the stamp its last
- * read found unchanged after it, and the next read starts from it instead of reading the stamp again (step (1)): that
- * stamp was read before the next read's bytes, so equal stamps around them still mean that no write overlapped
- * them; a stamp that moved sends the read back to (1).
+ * re-points the handle (one more reason to read it from one thread at a time).
  *
  * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
  * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
@@ -64,8 +64,8 @@ import java.util.function.Function;
  * in the copied range are unspecified (and a {@link ByteBuffer} target's position has advanced); a copy that is
  * started over rewinds the buffer's position first.
  *
- * <p>A handle may be read from several threads at once once safely published. {@link #pointAt} (used by scans
- * that reuse one handle) must not race with reads.
+ * <p>A handle without an origin may be read from several threads at once once safely published. {@link #pointAt}
+ * (used by scans that reuse one handle) must not race with reads.
  */
 public final class SliceHandle implements Handle {
     /** The stamp offset that says "no stamp" ({@link #pointAt(long, int, int, int)}). */
