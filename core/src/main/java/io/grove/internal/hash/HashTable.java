@@ -311,9 +311,13 @@ final class HashTable {
      * Makes every operation that has not taken its segment's lock yet fail as closed, and waits for those that hold
      * one to finish: for a map that owns its pool, before the pool records its state and unmaps (a file's) or frees
      * its memory. Every allocation and deletion of a map happens under a segment lock, so none follows this.
-     * Linearization: an operation that takes a lock after this method passed it sees {@link #quiescing} (the lock's
-     * release and acquisition order this method's store before its read) and gives the lock back; one that took the
-     * lock before runs to its end, which this method waits for. Lock-free reads are not held back.
+     * Linearization: an operation that took a lock before this method reached its segment runs to its end, which this
+     * method waits for; this method then marks the segment closed while holding its lock
+     * ({@link SegmentLayout#markClosed}), so no later compare-and-set takes the lock and nothing writes the segment
+     * record again: a writer spinning on it sees the mark and fails as closed. (Giving the lock back instead let a
+     * writer that came later take it for an instant to see {@link #quiescing}, and if the pool unmapped its file in
+     * that instant the file kept the lock taken: it reopened cleanly with a segment no writer could ever lock.) A
+     * map that takes the table up again frees the marks ({@link #reopen}). Lock-free reads are not held back.
      *
      * @throws IllegalStateException if the calling thread holds a segment's lock (a map's callback closing it)
      */
@@ -331,7 +335,19 @@ final class HashTable {
             for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
                 Backoff.pause(spins);
             }
-            SegmentLayout.unlock(sb, so);
+            SegmentLayout.markClosed(sb, so);
+        }
+    }
+
+    /**
+     * Frees the segments the last close marked closed ({@link #quiesce}), for a map that takes the table up again;
+     * a lock a killed process left taken is the recovery's ({@code TableRecovery}).
+     */
+    void reopen() {
+        for (int s = 0; s < segmentCount(); s++) {
+            if (SegmentLayout.isClosed(segmentBlocks[s], segmentOffsets[s])) {
+                SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
+            }
         }
     }
 

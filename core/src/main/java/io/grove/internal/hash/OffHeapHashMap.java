@@ -87,8 +87,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      */
     public static <K, V> OffHeapHashMap<K, V> attach(Pool pool, boolean ownsPool, Serializer<K> keySerializer,
             Serializer<V> valueSerializer, long directory, Bounds<K, V> bounds) {
-        return new OffHeapHashMap<>(pool, ownsPool, keySerializer, valueSerializer,
-                new HashTable(pool, !ownsPool, directory), bounds);
+        HashTable table = new HashTable(pool, !ownsPool, directory);
+        table.reopen();
+        return new OffHeapHashMap<>(pool, ownsPool, keySerializer, valueSerializer, table, bounds);
     }
 
     /**

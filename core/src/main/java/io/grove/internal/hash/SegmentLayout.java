@@ -95,7 +95,10 @@ final class SegmentLayout {
         INT.setRelease(block, segment + LOCK, CLOSED);
     }
 
-    /** Whether the segment's map was closed: its lock is never free again and its version stays odd. */
+    /**
+     * Whether the segment's map was closed: its lock is not free again until a map takes the table up again
+     * ({@code HashTable#reopen}); a map on a shared pool also leaves the version odd ({@code HashTable#close}).
+     */
     static boolean isClosed(MemorySegment block, long segment) {
         return (int) INT.getAcquire(block, segment + LOCK) == CLOSED;
     }
