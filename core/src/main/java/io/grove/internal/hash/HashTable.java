@@ -340,8 +340,9 @@ final class HashTable {
     }
 
     /**
-     * Frees the segments the last close marked closed ({@link #quiesce}), for a map that takes the table up again;
-     * a lock a killed process left taken is the recovery's ({@code TableRecovery}).
+     * Frees the segments the last close marked closed ({@link #quiesce}), for a map that takes the table up again
+     * (also those of a close a kill cut short, after the recovery); a lock a killed process left taken is the
+     * recovery's ({@code TableRecovery}).
      */
     void reopen() {
         for (int s = 0; s < segmentCount(); s++) {

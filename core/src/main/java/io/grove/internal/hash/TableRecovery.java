@@ -117,8 +117,6 @@ final class TableRecovery {
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
             SegmentLayout.forceUnlock(sb, so);
             unlocked++;
-        } else if (SegmentLayout.isClosed(sb, so)) {
-            SegmentLayout.forceUnlock(sb, so); // marked by a close that the kill cut short (HashTable#quiesce)
         }
         long version = SegmentLayout.version(sb, so);
         if ((version & 1) != 0) {
