@@ -166,8 +166,11 @@ final class Rebalancer {
         return layOut;
     }
 
-    /** Steps 2-7 for {@code c}, which the caller froze; {@code move}: lay the first replacement's pairs out. */
-    private void replaceAndMerge(Chunk c, boolean move) {
+    /**
+     * Steps 2-7 for {@code c}, which the caller froze; {@code move}: lay the first replacement's pairs out. (Also
+     * called by tests that freeze a chunk themselves, to hold it frozen for as long as they need.)
+     */
+    void replaceAndMerge(Chunk c, boolean move) {
         Chunk next = c;
         do {
             next = neighbourToMerge(replace(next, move));
