@@ -24,11 +24,14 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * pairs in a {@code ConcurrentSkipListMap<byte[], byte[]>} inserted in random order, then two full GCs (G1 copies
  * nodes, keys and values next to each other in list order), scanned through {@code tailMap(from).entrySet()} reading
  * the same words. Scans of 10,000 pairs from random pairs, ascending and descending, 2 s per figure, five rounds
- * alternating the two; ns per pair. Run with {@code -Xmx6g -Dpairs=1000000}: {@code java -Xmx6g -Dpairs=200000 -cp
+ * alternating the two; ns per pair and thread. {@code -Dthreads=N} (default 1): each figure is taken by N threads
+ * scanning at once, each from its own random pairs (the bench's 2-thread scans), and the ns per pair is their mean.
+ * Run with {@code -Xmx6g -Dpairs=1000000}: {@code java -Xmx6g -Dpairs=200000 -cp
  * "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanFloor}.
  */
 public final class ScanFloor {
     private static final int PAIRS = Integer.getInteger("pairs", 200_000);
+    private static final int THREADS = Integer.getInteger("threads", 1);
     private static final int SCAN = 10_000;
     private static final int KEY_SLICE = 128;
     private static final int PAIR = KEY_SLICE + 1_024;
@@ -68,17 +71,36 @@ public final class ScanFloor {
             }
             System.gc();
             System.gc();
-            Random random = new Random(2);
             for (int round = 0; round < 5; round++) {
                 for (boolean descending : new boolean[] {false, true}) {
-                    double floor = floor(region, random, descending);
-                    double skiplist = skiplist(cslm, random, descending);
-                    System.out.printf("%,d pairs, %s: floor %.1f ns per pair, cslm %.1f ns per pair, cslm / floor"
-                            + " %.2f%n", PAIRS, descending ? "descending" : "ascending", floor, skiplist,
-                            skiplist / floor);
+                    double floor = inThreads(round, random -> floor(region, random, descending));
+                    double skiplist = inThreads(round, random -> skiplist(cslm, random, descending));
+                    System.out.printf("%,d pairs, %d thread(s), %s: floor %.1f ns per pair, cslm %.1f ns per pair,"
+                            + " cslm / floor %.2f%n", PAIRS, THREADS, descending ? "descending" : "ascending", floor,
+                            skiplist, skiplist / floor);
                 }
             }
         }
+    }
+
+    /** Runs {@code scan} in {@link #THREADS} threads at once, each with its own random pairs; their mean figure. */
+    private static double inThreads(int round, java.util.function.ToDoubleFunction<Random> scan) {
+        double[] figures = new double[THREADS];
+        Thread[] threads = new Thread[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            int thread = t;
+            Random random = new Random(round * 1_000L + t);
+            threads[t] = Thread.ofPlatform().start(() -> figures[thread] = scan.applyAsDouble(random));
+        }
+        for (Thread thread : threads) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        return Arrays.stream(figures).average().orElseThrow();
     }
 
     private static double floor(MemorySegment region, Random random, boolean descending) {
