@@ -86,6 +86,8 @@ final class HashTable {
     private final boolean checked;
     /** Set by {@link #quiesce}: a lock taken after it is given back at once, and its operation fails as closed. */
     private volatile boolean quiescing;
+    /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
+    private volatile boolean quiesced;
 
     /**
      * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialSlotBits}), with the
@@ -337,6 +339,7 @@ final class HashTable {
             }
             SegmentLayout.markClosed(sb, so);
         }
+        quiesced = true;
     }
 
     /**
@@ -524,14 +527,15 @@ final class HashTable {
 
     /**
      * Gives segment {@code s}'s lock back: the locked operation's last access to the table's memory, after its
-     * linearization point. On a map's own pool the close waits for this store ({@link #quiesce}) before it unmaps or
-     * frees the memory, so the store always lands; yet the JDK may raise the close's {@link IllegalStateException}
+     * linearization point. A close of the map's own pool waits for this store ({@link #quiesce}) before it unmaps or
+     * frees the memory, so the store lands; yet the JDK may raise the close's {@link IllegalStateException}
      * ("Already closed") in this thread after the store ran: a shared arena's close makes every thread it finds still
      * inside an access to its memory throw, and a thread can be inside the access past its store (descheduled before
      * the accessor returned). Thrown on, that exception would report as failed an operation that completed, whose
-     * write a file then keeps (seen, rarely, in {@code FileCloseRaceTest}); so it is dropped. On a
-     * {@link io.grove.MemoryPool} shared by several maps, which its user may close without waiting for this lock
-     * (the store may then not have run), it is thrown on.
+     * write a file then keeps (seen, rarely, in {@code FileCloseRaceTest}); so it is dropped when {@link #quiesced}
+     * says the close waited for this lock. It is thrown on otherwise: the memory went without that wait (a
+     * {@link io.grove.MemoryPool} shared by several maps closed by its user, a close that found the file cut short
+     * under the map), and the store may not have run.
      */
     void unlock(int s, long token) {
         MemorySegment sb = segmentBlocks[s];
@@ -539,9 +543,9 @@ final class HashTable {
         SegmentLayout.setOwner(sb, so, 0);
         try {
             SegmentLayout.unlock(sb, so);
-        } catch (IllegalStateException closedAfterTheStore) {
-            if (sharedPool) {
-                throw closedAfterTheStore;
+        } catch (IllegalStateException closed) {
+            if (!quiesced) {
+                throw closed;
             }
         }
         endWrite(token);
