@@ -415,6 +415,14 @@ final class Chunk {
         return moves;
     }
 
+    /**
+     * Whether entry {@code e}'s key and value lie in key order between those of its neighbours: it is in the sorted
+     * prefix of a chunk built with its pairs laid out ({@link #markLaidOut}).
+     */
+    boolean laidOutInOrder(int e) {
+        return laidOut && e < sortedCount;
+    }
+
     /** Marks a chunk not yet published as built with its pairs laid out in key order. */
     void markLaidOut() {
         laidOut = true;
