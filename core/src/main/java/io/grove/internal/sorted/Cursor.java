@@ -45,7 +45,7 @@ import java.lang.foreign.ValueLayout;
  * {@value #AHEAD} prefix segments at once onto the stack) and touches each queued entry's key and value slice
  * ({@link #touch}), so their misses overlap; except, descending, the pairs a laid-out chunk holds in key order
  * ({@link Chunk#laidOutInOrder}): there a descending scan reads memory backwards in one stream, and touching them
- * made it slower (measured: 1.45-1.8x faster without, docs/experiments/ordered-scans.md section 11), while the
+ * made it slower (measured: 1.2-1.8x faster without, docs/experiments/ordered-scans.md section 11), while the
  * ascending read-ahead gains from its touches in the same chunks. Reading links ahead is as safe as reading them
  * one by one: entries are never unlinked from a chunk, so an entry seen in the list stays there, in order; an entry
  * linked behind the read position meanwhile is missed, as it could be by a scan that had already passed it.

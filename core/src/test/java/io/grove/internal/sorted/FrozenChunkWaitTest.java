@@ -10,12 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -29,31 +25,10 @@ import org.junit.jupiter.api.Test;
  * the right bytes, from a marked chunk (the iterator: the right next key, neither skipped nor repeated).
  */
 class FrozenChunkWaitTest {
-    private static final int KEYS = 2_000;
+    /** The keys of {@link LayOutForScansTest#filledMap}: 0, 2, .., {@code 2 * (KEYS - 1)}. */
+    private static final int KEYS = LayOutForScansTest.KEYS;
     /** How long a reader is watched while its chunk is frozen: it must still be waiting after it. */
     private static final long HELD_MILLIS = 300;
-
-    private static GroveSortedMap<Long, byte[]> filledMap() {
-        GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
-                .chunkSize(32).layOutForScans().build();
-        List<Long> keys = new ArrayList<>();
-        for (long k = 0; k < KEYS; k++) {
-            keys.add(2 * k);
-        }
-        Collections.shuffle(keys, new Random(5));
-        for (long k : keys) {
-            map.put(k, value(k));
-        }
-        return map;
-    }
-
-    private static byte[] value(long key) {
-        byte[] v = new byte[40];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (byte) (key * 31 + i);
-        }
-        return v;
-    }
 
     private static ChunkMap<?, ?> chunkMap(GroveSortedMap<?, ?> map) {
         return ((OffHeapSortedMap<?, ?>) map).map;
@@ -100,25 +75,26 @@ class FrozenChunkWaitTest {
 
     @Test
     void aZeroCopyGetOnAFrozenChunkWaitsForTheReplacementAndReadsFromAMarkedChunk() throws Exception {
-        try (GroveSortedMap<Long, byte[]> map = filledMap()) {
+        try (GroveSortedMap<Long, byte[]> map = LayOutForScansTest.filledMap()) {
             long key = KEYS; // an even key in the middle
             Chunk frozen = chunkOf(map, key);
             Handle handle = readWhileFrozen(map, frozen, () -> map.zc().get(key));
 
-            assertArrayEquals(value(key), handle.toByteArray());
+            assertArrayEquals(LayOutForScansTest.value(key, 0), handle.toByteArray());
             Chunk now = chunkOf(map, key);
             assertNotSame(frozen, now);
             assertTrue(now.isHandedOut(), "the chunk the handle reads from is not marked");
             for (int round = 0; round < 2; round++) { // scans that would lay the chunk out, moving the pair
                 map.zc().entryStream().forEach(e -> e.getValue().getByte(0));
             }
-            assertArrayEquals(value(key), handle.toByteArray(), "the handle's pair moved or changed");
+            assertArrayEquals(LayOutForScansTest.value(key, 0), handle.toByteArray(),
+                    "the handle's pair moved or changed");
         }
     }
 
     @Test
     void aZeroCopyIteratorReachingAFrozenChunkWaitsAndGoesOnWithTheNextKey() throws Exception {
-        try (GroveSortedMap<Long, byte[]> map = filledMap()) {
+        try (GroveSortedMap<Long, byte[]> map = LayOutForScansTest.filledMap()) {
             Iterator<Map.Entry<Handle, Handle>> it = map.zc().entrySet().iterator();
             long expected = 0;
             for (; expected < KEYS; expected += 2) { // the first half of the keys
@@ -129,7 +105,7 @@ class FrozenChunkWaitTest {
             Map.Entry<Handle, Handle> next = readWhileFrozen(map, frozen, it::next);
 
             assertEquals(expected, Serializers.longs().read(next.getKey()), "a key skipped or repeated");
-            assertArrayEquals(value(expected), next.getValue().toByteArray());
+            assertArrayEquals(LayOutForScansTest.value(expected, 0), next.getValue().toByteArray());
             assertTrue(chunkOf(map, expected).isHandedOut(), "the chunk the element reads from is not marked");
             for (expected += 2; it.hasNext(); expected += 2) {
                 assertEquals(expected, Serializers.longs().read(it.next().getKey()));

@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Test;
  * holding its key.
  */
 class LayOutForScansTest {
-    private static final int KEYS = 2_000;
+    static final int KEYS = 2_000;
 
-    private static GroveSortedMap<Long, byte[]> filledMap() {
+    /** A map that lays out its pairs: keys 0, 2, .. in random order, in chunks of 32 ({@link #value} each). */
+    static GroveSortedMap<Long, byte[]> filledMap() {
         GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
                 .chunkSize(32).layOutForScans().build();
         List<Long> keys = new ArrayList<>();
@@ -46,7 +47,7 @@ class LayOutForScansTest {
         return map;
     }
 
-    private static byte[] value(long key, int version) {
+    static byte[] value(long key, int version) {
         byte[] v = new byte[40];
         for (int i = 0; i < v.length; i++) {
             v[i] = (byte) (key * 31 + i + version);
