@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The floor under an ordered scan of Oak's pairs laid out in key order, against {@link ConcurrentSkipListMap} on the
@@ -84,7 +85,7 @@ public final class ScanFloor {
     }
 
     /** Runs {@code scan} in {@link #THREADS} threads at once, each with its own random pairs; their mean figure. */
-    private static double inThreads(int round, java.util.function.ToDoubleFunction<Random> scan) {
+    private static double inThreads(int round, ToDoubleFunction<Random> scan) {
         double[] figures = new double[THREADS];
         Thread[] threads = new Thread[THREADS];
         for (int t = 0; t < THREADS; t++) {

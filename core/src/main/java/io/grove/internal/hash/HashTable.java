@@ -532,7 +532,8 @@ final class HashTable {
      * ("Already closed") in this thread after the store ran: a shared arena's close makes every thread it finds still
      * inside an access to its memory throw, and a thread can be inside the access past its store (descheduled before
      * the accessor returned). Thrown on, that exception would report as failed an operation that completed, whose
-     * write a file then keeps (seen, rarely, in {@code FileCloseRaceTest}); so it is dropped when {@link #quiesced}
+     * write a file then keeps (what {@code FileCloseRaceTest} saw, rarely; this is the one path to it found, not
+     * reproduced in that test alone); so it is dropped when {@link #quiesced}
      * says the close waited for this lock. It is thrown on otherwise: the memory went without that wait (a
      * {@link io.grove.MemoryPool} shared by several maps closed by its user, a close that found the file cut short
      * under the map), and the store may not have run.
