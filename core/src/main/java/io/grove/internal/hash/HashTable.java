@@ -18,9 +18,10 @@ import java.lang.invoke.VarHandle;
  * ({@link KeyHash}) picks the segment by its top bits and the home slot by its low bits. Each segment
  * ({@link SegmentLayout}) has a lock, a seqlock version, a count and an open-addressed slot array with linear
  * probing ({@link SlotLayout}): a slot holds a tag of the key's hash next to the granule of the entry
- * ({@link EntryLayout}: one slice holding fields, key and value). A lookup reads the segment record, probes the
- * slot array comparing tags (one cache line for most lookups) and reads the entry whose tag matches: a wrong
- * candidate costs an entry miss only when 29 - log2(slots) hash bits collide. The directory
+ * ({@link EntryLayout}: one slice holding fields, key and value), and a tag array beside it ({@link TagLayout})
+ * holds 15 more hash bits per slot. A lookup reads the segment record, probes the tag array (one cache line for
+ * most lookups), reads the slot whose tag matches and the entry whose slot's tag matches too: a wrong candidate
+ * costs a slot miss only when 15 hash bits collide, an entry miss when 15 + 29 - log2(slots) do. The directory
  * ({@link DirectoryLayout}) lists the segments' references. A bounded map's bound is accounted by {@link Budget},
  * its evictions chosen by {@link ClockEviction}.
  *
@@ -109,10 +110,13 @@ final class HashTable {
         long dof = pool.payloadOffset(directory);
         DirectoryLayout.initialize(db, dof, freeEntries, freeBytes);
         int records = 0;
+        long[] tags = new long[segments];
+        int tagArrays = 0;
         int arrays = 0;
         try {
-            // All segment records first, so that they lie side by side in a few pages rather than one per page
-            // between the slot arrays: every operation reads one, and a TLB miss on it is avoidable.
+            // All segment records first, then all tag arrays, so that they lie side by side in a few pages rather
+            // than one per page between the slot arrays: every operation reads a record and probes tags, and a TLB
+            // miss on them is avoidable.
             for (; records < segments; records++) {
                 long segment = pool.allocate(SegmentLayout.SIZE);
                 DirectoryLayout.setSegment(db, dof, records, segment);
@@ -120,13 +124,19 @@ final class HashTable {
                 segmentBlocks[records] = pool.segment(segment);
                 segmentOffsets[records] = pool.payloadOffset(segment);
             }
+            for (; tagArrays < segments; tagArrays++) {
+                tags[tagArrays] = growth.newTagArray(slotBits);
+            }
             for (; arrays < segments; arrays++) {
                 long slots = growth.newSlotArray(slotBits);
-                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], slots, slotBits);
+                SegmentLayout.initialize(segmentBlocks[arrays], segmentOffsets[arrays], slots, tags[arrays], slotBits);
             }
         } catch (RuntimeException | Error e) {
             for (int s = 0; s < arrays; s++) { // nothing was shared yet: give back what was taken
                 pool.deletePrivate(SegmentLayout.slots(segmentBlocks[s], segmentOffsets[s]));
+            }
+            for (int s = 0; s < tagArrays; s++) {
+                pool.deletePrivate(tags[s]);
             }
             for (int s = 0; s < records; s++) {
                 pool.deletePrivate(segmentRefs[s]);
@@ -238,14 +248,15 @@ final class HashTable {
     static final long MAX_INITIAL_SLOT_BYTES = 16L << 20;
 
     /**
-     * The bytes of slot arrays a table of {@code 2^segmentBits} segments has when it holds {@code expectedSize}
-     * entries at 3/4 load (each segment's array a power of two); {@link Long#MAX_VALUE} if that does not fit a
-     * {@code long}.
+     * The bytes of slot and tag arrays a table of {@code 2^segmentBits} segments has when it holds
+     * {@code expectedSize} entries at 3/4 load (each segment's arrays a power of two); {@link Long#MAX_VALUE} if
+     * that does not fit a {@code long}.
      */
     static long slotBytesAt(long expectedSize, int segmentBits) {
         long perSegment = slotsPerSegment(expectedSize, segmentBits);
         int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
-        return bits + segmentBits + 3 >= 63 ? Long.MAX_VALUE : 1L << (bits + segmentBits + 3);
+        return bits + segmentBits + 4 >= 63 ? Long.MAX_VALUE
+                : (1L << (bits + segmentBits)) * (Long.BYTES + Short.BYTES);
     }
 
     // ---- structure, for the classes that work on it (growth, eviction, the bound) ------------------------------
@@ -384,19 +395,26 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long slots = SegmentLayout.slots(sb, so);
+        long tags = SegmentLayout.tags(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
+        MemorySegment tb = pool.segment(tags);
+        long to = pool.payloadOffset(tags);
         long hash = scratch.keyHash();
-        long tag = SlotLayout.tagBits(hash);
+        short tag = TagLayout.tagOf(hash);
+        long slotTag = SlotLayout.tagBits(hash);
         long i = SlotLayout.homeOf(hash, mask);
         for (long steps = 0; steps <= mask; steps++, i = (i + 1) & mask) {
-            long slot = SlotLayout.get(ab, ao, i);
-            if (slot == SlotLayout.EMPTY) {
+            short t = TagLayout.get(tb, to, i);
+            if (t == TagLayout.EMPTY) {
                 return 0;
             }
-            if (SlotLayout.tagOf(slot) == tag && matches(SlotLayout.granule(slot), scratch)) {
-                return pool.currentReference(SlotLayout.granule(slot));
+            if (t == tag) {
+                long slot = SlotLayout.get(ab, ao, i);
+                if (SlotLayout.tagOf(slot) == slotTag && matches(SlotLayout.granule(slot), scratch)) {
+                    return pool.currentReference(SlotLayout.granule(slot));
+                }
             }
             if (recordGone(s, steps)) {
                 return RETRY;
@@ -559,24 +577,12 @@ final class HashTable {
     }
 
 
-    /** Under the lock: the entry holding the key in {@code scratch}, or 0. */
+    /**
+     * Under the lock: the entry holding the key in {@code scratch}, or 0. The lock-free search, which under the lock
+     * always meets an empty slot (every array keeps one) in a live record, so never returns {@link #RETRY}.
+     */
     long findLocked(int s, Scratch scratch) {
-        MemorySegment sb = segmentBlocks[s];
-        long so = segmentOffsets[s];
-        long slots = SegmentLayout.slots(sb, so);
-        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
-        MemorySegment ab = pool.segment(slots);
-        long ao = pool.payloadOffset(slots);
-        long tag = SlotLayout.tagBits(scratch.keyHash());
-        for (long i = SlotLayout.homeOf(scratch.keyHash(), mask); ; i = (i + 1) & mask) {
-            long slot = SlotLayout.get(ab, ao, i);
-            if (slot == SlotLayout.EMPTY) {
-                return 0;
-            }
-            if (SlotLayout.tagOf(slot) == tag && matches(SlotLayout.granule(slot), scratch)) {
-                return pool.currentReference(SlotLayout.granule(slot));
-            }
-        }
+        return findLockFree(s, scratch);
     }
 
     /**
@@ -626,14 +632,17 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long slots = SegmentLayout.slots(sb, so);
+        long tags = SegmentLayout.tags(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
-        MemorySegment ab = pool.segment(slots);
-        long ao = pool.payloadOffset(slots);
-        long i = SlotLayout.firstEmptyFrom(ab, ao, mask, SlotLayout.homeOf(scratch.keyHash(), mask));
+        MemorySegment tb = pool.segment(tags);
+        long to = pool.payloadOffset(tags);
+        long i = TagLayout.firstEmptyFrom(tb, to, mask, SlotLayout.homeOf(scratch.keyHash(), mask));
         long count = SegmentLayout.count(sb, so) + 1;
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        SlotLayout.setRelease(ab, ao, i, SlotLayout.slot(scratch.keyHash(), Pool.granuleOf(e)));
+        SlotLayout.setRelease(pool.segment(slots), pool.payloadOffset(slots), i,
+                SlotLayout.slot(scratch.keyHash(), Pool.granuleOf(e)));
+        TagLayout.set(tb, to, i, TagLayout.tagOf(scratch.keyHash()));
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
@@ -708,13 +717,13 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long slots = SegmentLayout.slots(sb, so);
+        long tags = SegmentLayout.tags(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
-        MemorySegment ab = pool.segment(slots);
-        long ao = pool.payloadOffset(slots);
         long count = SegmentLayout.count(sb, so) - 1;
         long bytes = SegmentLayout.bytes(sb, so) - pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        shiftBack(ab, ao, mask, i);
+        shiftBack(pool.segment(slots), pool.payloadOffset(slots), pool.segment(tags), pool.payloadOffset(tags), mask,
+                i);
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
@@ -722,10 +731,12 @@ final class HashTable {
     }
 
     /**
-     * Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back. Looks at
-     * each other slot at most once, so it ends even on an array whose only empty slot is the hole (a repair's).
+     * Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back, each tag
+     * with its slot; with {@code tb} {@code null}, the slots alone (a repair, which rebuilds the tags after).
+     * Looks at each other slot at most once, so it ends even on an array whose only empty slot is the hole (a
+     * repair's).
      */
-    static void shiftBack(MemorySegment ab, long ao, long mask, long hole) {
+    static void shiftBack(MemorySegment ab, long ao, MemorySegment tb, long to, long mask, long hole) {
         long j = (hole + 1) & mask;
         for (long steps = 0; steps < mask; steps++, j = (j + 1) & mask) {
             long slot = SlotLayout.get(ab, ao, j);
@@ -736,10 +747,16 @@ final class HashTable {
             if (SlotLayout.distance(home, j, mask) >= SlotLayout.distance(hole, j, mask)) {
                 // release stores, in order even in a process killed here: the copy lands before its old slot changes
                 SlotLayout.setRelease(ab, ao, hole, slot);
+                if (tb != null) {
+                    TagLayout.set(tb, to, hole, TagLayout.get(tb, to, j));
+                }
                 hole = j;
             }
         }
         SlotLayout.setRelease(ab, ao, hole, SlotLayout.EMPTY);
+        if (tb != null) {
+            TagLayout.set(tb, to, hole, TagLayout.EMPTY);
+        }
     }
 
     /**
@@ -826,16 +843,20 @@ final class HashTable {
         SegmentLayout.endMutation(sb, so);
     }
 
-    /** Under the lock, inside a mutation: empties every slot and deletes its entry. */
+    /** Under the lock, inside a mutation: empties every slot and tag and deletes its entry. */
     private void deleteEntries(MemorySegment sb, long so) {
         long slots = SegmentLayout.slots(sb, so);
+        long tags = SegmentLayout.tags(sb, so);
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
+        MemorySegment tb = pool.segment(tags);
+        long to = pool.payloadOffset(tags);
         long n = 1L << SegmentLayout.slotBits(sb, so);
         for (long i = 0; i < n; i++) {
             long slot = SlotLayout.get(ab, ao, i);
             if (slot != SlotLayout.EMPTY) {
                 SlotLayout.set(ab, ao, i, SlotLayout.EMPTY);
+                TagLayout.set(tb, to, i, TagLayout.EMPTY);
                 pool.delete(pool.currentReference(SlotLayout.granule(slot)));
             }
         }
@@ -859,6 +880,7 @@ final class HashTable {
             SegmentLayout.beginMutation(sb, so); // never ended
             deleteEntries(sb, so);
             pool.delete(SegmentLayout.slots(sb, so));
+            pool.delete(SegmentLayout.tags(sb, so));
             SegmentLayout.markClosed(sb, so);
             endWrite(token);
         }

@@ -147,6 +147,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             table = pool.root() == 0 ? null
                     : TableRecovery.repair(pool, pool.root(), bounds.maximumSize(), bounds.maximumBytes());
             memory = pool.recover(table == null ? new long[0] : table.live());
+            if (table != null) {
+                TableRecovery.replaceTags(pool, pool.root(), table.taglessSegments());
+            }
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             throw new GroveFileException(name, pool.recoveryCause() + " and cannot be recovered: " + e.getMessage(),
                     e);
@@ -174,7 +177,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         long tableBytes = HashTable.slotBytesAt(expectedSize, segmentBits);
         if (tableBytes > pool.memoryLimit()) {
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
-                    + " bytes of slots alone, more than the memory limit of " + pool.memoryLimit() + " bytes");
+                    + " bytes of slot and tag arrays alone, more than the memory limit of " + pool.memoryLimit()
+                    + " bytes");
         }
         int slotBits = HashTable.initialSlotBits(expectedSize, segmentBits, pool.maxSliceSize(), pool.inFile());
         return new HashTable(pool, !ownsPool, segmentBits, slotBits, Budget.initialFree(bounds.maximumSize()),

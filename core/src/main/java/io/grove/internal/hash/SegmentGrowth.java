@@ -5,18 +5,19 @@ import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Growth of a segment's slot array: before an insertion would take the segment past 3/4 of its slots, the writer
- * doubles the array (MapHash grows a whole table at once; here one segment at a time, so only that segment's
+ * Growth of a segment's slot and tag arrays: before an insertion would take the segment past 3/4 of its slots, the
+ * writer doubles the arrays (MapHash grows a whole table at once; here one segment at a time, so only that segment's
  * writers wait, for as long as rehashing its slots takes).
  *
- * <p>Implementation notes. The new array is built while private: every occupied slot of the old array is copied to
- * the first empty slot from its home in the new one, computed from the slot's tag alone ({@link SlotLayout}), so
- * no entry is read or written. One mutation then installs it (array reference, then its size, both release
- * stores), and the old array is deleted through Nova. A lock-free reader that probed the old array sees the
- * version move and probes again; one that reads the old array after its memory was reused reads garbage, which
- * the same version check rejects. A process killed at any instruction leaves either the old array installed (the
- * new one is a private slice nothing reaches, freed by the reopen's sweep) or the new one with its size lagging,
- * which the reopen takes from the array's length ({@code TableRecovery}); no entry is ever in neither.
+ * <p>Implementation notes. The new arrays are built while private: every occupied slot of the old array is copied,
+ * with its tag, to the first empty slot from its home in the new one, computed from the slot's own tag bits alone
+ * ({@link SlotLayout}), so no entry is read or written. One mutation then installs them (slot array reference, tag
+ * array reference, then their size, all release stores), and the old arrays are deleted through Nova. A lock-free
+ * reader that probed the old arrays sees the version move and probes again; one that reads an old array after its
+ * memory was reused reads garbage, which the same version check rejects. A process killed at any instruction
+ * leaves either the old slot array installed (the new one is a private slice nothing reaches, freed by the reopen's
+ * sweep) or the new one with the tags or the size lagging, which the reopen takes from the slot array's length and
+ * whose tags it rebuilds ({@code TableRecovery}); no entry is ever in neither.
  *
  * <p>A segment stops growing at {@link SlotLayout#MAX_BITS} bits or the largest slice the pool serves
  * ({@code maxSliceSize / 8} slots), or when memory for a larger array is lacking; it then fills to all but one
@@ -45,6 +46,11 @@ final class SegmentGrowth {
     /** A new slot array of {@code 2^bits} empty slots (a new slice's payload reads zero). */
     long newSlotArray(int bits) {
         return pool.allocate(SlotLayout.bytesFor(bits));
+    }
+
+    /** A new tag array of {@code 2^bits} empty tags. */
+    long newTagArray(int bits) {
+        return pool.allocate(TagLayout.bytesFor(bits));
     }
 
     /**
@@ -80,23 +86,39 @@ final class SegmentGrowth {
 
     private void grow(MemorySegment sb, long so, int bits) {
         long old = SegmentLayout.slots(sb, so);
+        long oldTags = SegmentLayout.tags(sb, so);
         long fresh = newSlotArray(bits + 1);
+        long freshTags;
+        try {
+            freshTags = newTagArray(bits + 1);
+        } catch (GroveOutOfMemoryException lacking) {
+            pool.deletePrivate(fresh);
+            throw lacking;
+        }
         MemorySegment ob = pool.segment(old);
         long oo = pool.payloadOffset(old);
+        MemorySegment otb = pool.segment(oldTags);
+        long oto = pool.payloadOffset(oldTags);
         MemorySegment nb = pool.segment(fresh);
         long no = pool.payloadOffset(fresh);
+        MemorySegment ntb = pool.segment(freshTags);
+        long nto = pool.payloadOffset(freshTags);
         long oldSlots = 1L << bits;
         long mask = (oldSlots << 1) - 1;
         for (long i = 0; i < oldSlots; i++) {
             long slot = SlotLayout.get(ob, oo, i);
             if (slot != SlotLayout.EMPTY) {
-                SlotLayout.set(nb, no, SlotLayout.firstEmptyFrom(nb, no, mask, SlotLayout.home(slot, mask)), slot);
+                long j = TagLayout.firstEmptyFrom(ntb, nto, mask, SlotLayout.home(slot, mask));
+                SlotLayout.set(nb, no, j, slot);
+                TagLayout.set(ntb, nto, j, TagLayout.get(otb, oto, i));
             }
         }
         SegmentLayout.beginMutation(sb, so);
         SegmentLayout.setSlots(sb, so, fresh);
+        SegmentLayout.setTags(sb, so, freshTags);
         SegmentLayout.setSlotBits(sb, so, bits + 1);
         SegmentLayout.endMutation(sb, so);
         pool.delete(old);
+        pool.delete(oldTags);
     }
 }

@@ -6,18 +6,19 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The off-heap record of one segment of the hash map: its writer lock, its seqlock version, its entry count and
- * its slot array ({@link SlotLayout}). The only place that computes offsets inside a segment record.
+ * its slot array ({@link SlotLayout}) and tag array ({@link TagLayout}). The only place that computes offsets inside
+ * a segment record.
  *
  * <pre>
- * segment record (payload of a slice, 80 bytes):
+ * segment record (payload of a slice, 88 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 slots   | version (long)    | count (long)      | slots (ref)     |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *         32 | hand (long)                 | bytes (long)      | owner (long)      | spare entries   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
- *         64 | spare bytes (long)          | journal (ref)     |
- *            +-----------------------------+-------------------+
+ *         64 | spare bytes (long)          | journal (ref)     | tags (ref)        |
+ *            +-----------------------------+-------------------+-------------------+
  * </pre>
  *
  * <ul>
@@ -31,10 +32,11 @@ import java.lang.invoke.VarHandle;
  *       again ({@link #endMutation}, release) after. A reader reads it (acquire), reads what it needs, issues a
  *       load-load fence and checks that it is unchanged; so a reader that saw any store of a mutation sees the
  *       odd or the later version and retries.
- *   <li>log2 slots: the slot array holds {@code 1 << log2 slots} slots. Changed together with {@code slots}, inside
- *       a mutation.
+ *   <li>log2 slots: the slot array holds {@code 1 << log2 slots} slots, the tag array as many tags. Changed together
+ *       with {@code slots} and {@code tags}, inside a mutation.
  *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
  *   <li>slots: the reference of the slot array slice; replaced by one twice as large when the segment grows.
+ *   <li>tags: the reference of the tag array slice, replaced with the slot array.
  *   <li>hand: the slot the CLOCK eviction sweep of a bounded map looks at next.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
@@ -50,7 +52,7 @@ import java.lang.invoke.VarHandle;
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 80;
+    static final int SIZE = 88;
     private static final int LOCK = 0;
     private static final int CLOSED = 2;
     private static final int SLOT_BITS = 4;
@@ -62,6 +64,7 @@ final class SegmentLayout {
     private static final int OWNER = 48;
     private static final int SPARE = 56;
     private static final int JOURNAL = 72;
+    private static final int TAGS = 80;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -142,6 +145,15 @@ final class SegmentLayout {
         LONG.setRelease(block, segment + SLOTS, slotsRef);
     }
 
+    static long tags(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + TAGS);
+    }
+
+    /** Release, as {@link #setSlots}. */
+    static void setTags(MemorySegment block, long segment, long tagsRef) {
+        LONG.setRelease(block, segment + TAGS, tagsRef);
+    }
+
     static int slotBits(MemorySegment block, long segment) {
         return (int) INT.get(block, segment + SLOT_BITS);
     }
@@ -151,7 +163,7 @@ final class SegmentLayout {
         INT.setRelease(block, segment + SLOT_BITS, bits);
     }
 
-    static void initialize(MemorySegment block, long segment, long slotsRef, int slotBits) {
+    static void initialize(MemorySegment block, long segment, long slotsRef, long tagsRef, int slotBits) {
         INT.set(block, segment + LOCK, 0);
         INT.set(block, segment + SLOT_BITS, slotBits);
         LONG.set(block, segment + VERSION, 0L);
@@ -163,6 +175,7 @@ final class SegmentLayout {
         LONG.set(block, segment + SPARE, 0L);
         LONG.set(block, segment + SPARE + 8, 0L);
         LONG.set(block, segment + JOURNAL, 0L);
+        LONG.set(block, segment + TAGS, tagsRef);
     }
 
     static long hand(MemorySegment block, long segment) {

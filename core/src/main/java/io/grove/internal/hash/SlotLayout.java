@@ -92,18 +92,6 @@ final class SlotLayout {
         LONG.setRelease(block, array + i * Long.BYTES, slot);
     }
 
-    /**
-     * The first empty slot from slot {@code from} on (cyclically) of an array of {@code mask + 1} slots, which has
-     * one: where linear probing puts a new slot whose home is {@code from}.
-     */
-    static long firstEmptyFrom(MemorySegment block, long array, long mask, long from) {
-        long i = from;
-        while (get(block, array, i) != EMPTY) {
-            i = (i + 1) & mask;
-        }
-        return i;
-    }
-
     /** The bytes of an array of {@code 2^bits} slots. */
     static int bytesFor(int bits) {
         return Long.BYTES << bits;

@@ -14,11 +14,12 @@ import java.util.Set;
  * and reference where it is. For the file tool's {@code verify} and for tests; never on an operation's path.
  *
  * <p>Checked, per segment: the record is live, unlocked, stable (even version) and not closed; its slot array is a
- * live slice of exactly {@code 8 << bits} bytes with at least one empty slot; every occupied slot names a live
- * slice no other slot names, whose fields fit its length, whose stamp is even, whose key hashes to this segment and
- * to the slot's tag, which lies in the run of occupied slots from its home (no empty slot between), whose key no
- * other entry before it in that run has, and whose check word matches its bytes (in a table in a file); the entries
- * found and their bytes add up to the segment's count and byte total.
+ * live slice of exactly {@code 8 << bits} bytes with at least one empty slot, its tag array one of {@code 2 << bits}
+ * bytes whose tags are zero exactly at the empty slots; every occupied slot names a live slice no other slot names,
+ * whose fields fit its length, whose stamp is even, whose key hashes to this segment, to the slot's tag and to the
+ * slot's entry in the tag array, which lies in the run of occupied slots from its home (no empty slot between),
+ * whose key no other entry before it in that run has, and whose check word matches its bytes (in a table in a
+ * file); the entries found and their bytes add up to the segment's count and byte total.
  */
 public final class TableCheck {
     private final Pool pool;
@@ -89,8 +90,19 @@ public final class TableCheck {
             problem(s, "slot array: " + pool.length(array) + " bytes for 2^" + bits + " slots");
             return;
         }
+        long tags = SegmentLayout.tags(sb, so);
+        if (!pool.isLive(tags)) {
+            problem(s, "tag array: reference " + tags + " is not a live slice");
+            return;
+        }
+        if (pool.length(tags) != TagLayout.bytesFor(bits)) {
+            problem(s, "tag array: " + pool.length(tags) + " bytes for 2^" + bits + " slots");
+            return;
+        }
         MemorySegment ab = pool.segment(array);
         long ao = pool.payloadOffset(array);
+        MemorySegment tb = pool.segment(tags);
+        long to = pool.payloadOffset(tags);
         long mask = (1L << bits) - 1;
         long empty = -1;
         for (long i = 0; i <= mask && empty < 0; i++) {
@@ -111,7 +123,12 @@ public final class TableCheck {
         for (long k = 1; k <= mask + 1; k++) {
             long i = (empty + k) & mask;
             long slot = SlotLayout.get(ab, ao, i);
+            short tag = TagLayout.get(tb, to, i);
             if (slot == SlotLayout.EMPTY) {
+                if (tag != TagLayout.EMPTY) {
+                    problem(s, "slot " + i + ": empty, but its tag is " + Integer.toHexString(tag & 0xFFFF)
+                            + ": lookups read it");
+                }
                 runStart = i;
                 continue;
             }
@@ -124,7 +141,7 @@ public final class TableCheck {
                 problem(s, "slot " + i + ": names granule " + SlotLayout.granule(slot) + ", as another slot does");
                 continue;
             }
-            long length = entry(s, i, slot);
+            long length = entry(s, i, slot, tag);
             if (length >= 0) {
                 found++;
                 foundBytes += length;
@@ -147,8 +164,11 @@ public final class TableCheck {
         bytes += foundBytes;
     }
 
-    /** Checks the entry slot {@code i} names: its payload length, or -1 if it is not an entry. */
-    private long entry(int s, long i, long slot) {
+    /**
+     * Checks the entry slot {@code i} names, whose tag in the tag array is {@code tag}: its payload length, or -1 if
+     * it is not an entry.
+     */
+    private long entry(int s, long i, long slot, short tag) {
         long e = pool.currentReference(SlotLayout.granule(slot));
         String where = "slot " + i + ": entry " + e;
         if (!pool.isLive(e)) {
@@ -172,6 +192,11 @@ public final class TableCheck {
             problem(s, where + ": its key belongs to segment " + table.segmentOf(hash) + " with tag "
                     + Long.toHexString(SlotLayout.tagBits(hash)) + ", the slot has tag "
                     + Long.toHexString(SlotLayout.tagOf(slot)));
+        }
+        if (tag != TagLayout.tagOf(hash)) {
+            problem(s, where + ": its key's tag is " + Integer.toHexString(TagLayout.tagOf(hash) & 0xFFFF)
+                    + ", the tag array has " + Integer.toHexString(tag & 0xFFFF) + (tag == TagLayout.EMPTY
+                            ? " (empty: lookups stop before it)" : " (lookups pass it by)"));
         }
         if (checked && EntryLayout.check(eb, eo, length) != EntryLayout.storedCheck(eb, eo)) {
             problem(s, where + ": check word " + Integer.toHexString(EntryLayout.storedCheck(eb, eo))

@@ -20,8 +20,11 @@ import java.util.Arrays;
  *       store, and a removal's shift copies each slot before it overwrites the copy's old place;
  *   <li>a removal cut off in the middle of its shift: one entry in two slots of its run; the later one is emptied
  *       (with the rest of its run shifted back, as a removal does);
- *   <li>growth cut off between installing the new array and recording its size: the size follows the array's
- *       length (a new array not installed yet is a private slice the sweep frees);
+ *   <li>growth cut off between installing the new slot array and installing the tag array or recording the size:
+ *       the size follows the slot array's length, and a tag array of another size is replaced after the pool's
+ *       recovery ({@link #replaceTags}; a new array not installed yet is a private slice the sweep frees);
+ *   <li>tags that do not say what the slots hold (an insertion or removal cut off between the two): every tag is
+ *       rewritten from the entry of its slot once the slots are repaired ({@link #writeTags});
  *   <li>counts and byte totals off by the operation in flight: recounted from the slots;
  *   <li>an in-place update of the zero-copy API cut off (entry stamp odd): its value is put back from the
  *       segment's journal ({@link BeforeImage}), which a map in a file records before the stamp turns odd, the
@@ -44,7 +47,7 @@ final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
-            long misplacedRelinked, long repeatedKeysDropped) {}
+            long misplacedRelinked, long repeatedKeysDropped, int[] taglessSegments) {}
 
     private final Pool pool;
     private final boolean checked;
@@ -54,6 +57,8 @@ final class TableRecovery {
     /** How many slots hold each of the words {@link #duplicatedSlots} returned last. */
     private int[] copiesLeft = new int[0];
     private int liveCount;
+    /** The segments whose tag array does not fit their slot array, for {@link #replaceTags}. */
+    private int[] tagless = new int[0];
     private int unlocked;
     private int mutationsEnded;
     private int growthsFixed;
@@ -106,7 +111,54 @@ final class TableRecovery {
         return new Result(Arrays.copyOf(recovery.live, recovery.liveCount), segments, recovery.unlocked,
                 recovery.mutationsEnded, recovery.growthsFixed, recovery.duplicatesRemoved, recovery.entries,
                 recovery.restoredValues, recovery.tornValues, recovery.unsoundDropped, recovery.misplacedRelinked,
-                recovery.repeatedKeysDropped);
+                recovery.repeatedKeysDropped, recovery.tagless);
+    }
+
+    /**
+     * After {@link #repair} and the pool's recovery, which makes it allocate again: gives each of
+     * {@code segments} of the table rooted at {@code directory} a new tag array, written from its slots.
+     */
+    static void replaceTags(Pool pool, long directory, int[] segments) {
+        MemorySegment db = pool.segment(directory);
+        long dof = pool.payloadOffset(directory);
+        for (int s : segments) {
+            long segment = DirectoryLayout.segment(db, dof, s);
+            MemorySegment sb = pool.segment(segment);
+            long so = pool.payloadOffset(segment);
+            SegmentLayout.setTags(sb, so, pool.allocate(TagLayout.bytesFor(SegmentLayout.slotBits(sb, so))));
+            writeTags(pool, sb, so);
+        }
+    }
+
+    /** Writes every tag of a segment at rest from the entry of its slot, whose key is sound. */
+    private static void writeTags(Pool pool, MemorySegment sb, long so) {
+        long slots = SegmentLayout.slots(sb, so);
+        long tags = SegmentLayout.tags(sb, so);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        MemorySegment tb = pool.segment(tags);
+        long to = pool.payloadOffset(tags);
+        long n = 1L << SegmentLayout.slotBits(sb, so);
+        for (long i = 0; i < n; i++) {
+            long slot = SlotLayout.get(ab, ao, i);
+            short tag = TagLayout.EMPTY;
+            if (slot != SlotLayout.EMPTY) {
+                long e = pool.currentReference(SlotLayout.granule(slot));
+                MemorySegment eb = pool.segment(e);
+                long eo = pool.payloadOffset(e);
+                tag = TagLayout.tagOf(KeyHash.of(eb, eo + EntryLayout.KEY, EntryLayout.keyLength(eb, eo)));
+            }
+            TagLayout.set(tb, to, i, tag);
+        }
+    }
+
+    /** Whether {@code tags} is a live tag array of {@code 2^bits} tags. */
+    private boolean tagsFit(long tags, int bits) {
+        try {
+            return pool.isLive(tags) && pool.length(tags) == TagLayout.bytesFor(bits);
+        } catch (RuntimeException outsideThePool) {
+            return false;
+        }
     }
 
     private static long remaining(long bound, long used) {
@@ -129,9 +181,16 @@ final class TableRecovery {
         }
         keep(slots);
         int bits = Long.numberOfTrailingZeros(pool.length(slots) / Long.BYTES);
-        if (bits != SegmentLayout.slotBits(sb, so)) {
+        boolean tagsFit = tagsFit(SegmentLayout.tags(sb, so), bits);
+        if (bits != SegmentLayout.slotBits(sb, so) || !tagsFit) {
             SegmentLayout.setSlotBits(sb, so, bits);
             growthsFixed++;
+        }
+        if (tagsFit) {
+            keep(SegmentLayout.tags(sb, so));
+        } else {
+            tagless = Arrays.copyOf(tagless, tagless.length + 1);
+            tagless[tagless.length - 1] = s;
         }
         long image = SegmentLayout.journal(sb, so);
         if (image != 0) {
@@ -155,14 +214,14 @@ final class TableRecovery {
             }
             int d = Arrays.binarySearch(duplicated, slot);
             if (d >= 0 && copies[d] > 1) { // a copy a cut-off shift left behind: drop all but the last one met
-                HashTable.shiftBack(ab, ao, mask, i);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i);
                 copies[d]--;
                 duplicatesRemoved++;
                 continue; // slot i holds the next slot of the run now
             }
             long e = soundEntry(s, segmentShift, slot);
             if (e == 0) {
-                HashTable.shiftBack(ab, ao, mask, i);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i);
                 unsoundDropped++;
                 continue;
             }
@@ -170,7 +229,7 @@ final class TableRecovery {
             long firstEmpty = firstEmpty(ab, ao, mask, home, i);
             if (firstEmpty >= 0) { // an empty slot between its home and itself: lookups would stop before it
                 SlotLayout.setRelease(ab, ao, firstEmpty, slot);
-                HashTable.shiftBack(ab, ao, mask, i);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i);
                 misplacedRelinked++;
                 continue;
             }
@@ -180,7 +239,7 @@ final class TableRecovery {
             long slot = SlotLayout.get(ab, ao, i);
             if (slot != SlotLayout.EMPTY
                     && HashTable.earlierLinkOfKey(pool, ab, ao, mask, SlotLayout.home(slot, mask), i) >= 0) {
-                HashTable.shiftBack(ab, ao, mask, i); // the link lookups do not reach: a removed one, or older
+                HashTable.shiftBack(ab, ao, null, 0, mask, i); // the link lookups do not reach: a removed one, or older
                 repeatedKeysDropped++;
                 continue;
             }
@@ -203,6 +262,9 @@ final class TableRecovery {
         entries += count;
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
+        if (tagsFit) {
+            writeTags(pool, sb, so);
+        }
     }
 
     /**

@@ -117,6 +117,23 @@ class TableCheckTest {
         });
     }
 
+    private static void setTag(OffHeapHashMap<Long, String> map, long i, short tag) {
+        long tags = SegmentLayout.tags(map.table.block(0), map.table.offset(0));
+        TagLayout.set(map.pool().segment(tags), map.pool().payloadOffset(tags), i, tag);
+    }
+
+    @Test
+    void aTagAtAnEmptySlotIsFound() {
+        assertFinds("empty, but its tag is", map -> setTag(map, emptyAfter(map.pool(), map.table, 0), (short) -1));
+    }
+
+    @Test
+    void aTagThatIsNotTheKeysIsFound() {
+        assertFinds("(lookups pass it by)", map -> setTag(map, firstEntry(map.pool(), map.table).slot(), (short) -1));
+        assertFinds("(empty: lookups stop before it)",
+                map -> setTag(map, firstEntry(map.pool(), map.table).slot(), TagLayout.EMPTY));
+    }
+
     @Test
     void anEntryTwoSlotsNameIsFound() {
         assertFinds("as another slot does", map -> {

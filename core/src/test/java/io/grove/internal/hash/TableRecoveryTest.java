@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link TableRecovery} repairs each state a process killed at any instruction leaves in a table, built here by
@@ -36,6 +38,7 @@ class TableRecoveryTest {
 
     private static TableRecovery.Result repair(Pool pool, OffHeapHashMap<?, ?> map) {
         TableRecovery.Result result = TableRecovery.repair(pool, map.directory(), Long.MAX_VALUE, Long.MAX_VALUE);
+        TableRecovery.replaceTags(pool, map.directory(), result.taglessSegments()); // the pool is not a file's
         assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems(), "after the repair");
         return result;
     }
@@ -277,12 +280,14 @@ class TableRecoveryTest {
     }
 
     /**
-     * Growth killed after it installed the new slot array and before it recorded its size: the size follows the
-     * array's length. Without the repair, lookups take homes modulo the old size in the larger array, and
+     * Growth killed after it installed the new slot array and before it recorded its size, before or after it
+     * installed the new tag array: the size follows the slot array's length, and a tag array of the old size is
+     * replaced. Without the repair, lookups take homes modulo the old size in the larger array, and
      * {@link TableCheck} reports the array's length.
      */
-    @Test
-    void aGrowthCutOffBeforeItRecordedTheNewSizeIsCompleted() {
+    @ParameterizedTest(name = "tags installed: {0}")
+    @ValueSource(booleans = {false, true})
+    void aGrowthCutOffBeforeItRecordedTheNewSizeIsCompleted(boolean tagsInstalled) {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = map(pool);
             Map<Long, String> reference = fillHundred(map);
@@ -303,9 +308,48 @@ class TableRecoveryTest {
                 }
             }
             SegmentLayout.setSlots(sb, so, fresh);
+            if (tagsInstalled) { // empty tags of the new size: the repair writes them
+                SegmentLayout.setTags(sb, so, pool.allocate(TagLayout.bytesFor(bits + 1)));
+            }
 
             TableRecovery.Result result = repair(pool, map);
             assertEquals(1, result.growthsFixed());
+            assertEquals(tagsInstalled ? 0 : 1, result.taglessSegments().length);
+            assertEquals(reference, new HashMap<>(map));
+        }
+    }
+
+    /**
+     * An insertion killed after it stored its slot and before its tag (or a tag page older than its slot page,
+     * after an operating-system crash): lookups of the key stop at the empty tag, and {@link TableCheck} reports it;
+     * the repair rewrites every tag from the entries.
+     */
+    @Test
+    void aTagThatLagsItsSlotIsRewritten() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            Map<Long, String> reference = fillHundred(map);
+            int s = 0;
+            while (map.table.count(s) == 0) {
+                s++;
+            }
+            MemorySegment sb = map.table.block(s);
+            long so = map.table.offset(s);
+            long slots = SegmentLayout.slots(sb, so);
+            long tags = SegmentLayout.tags(sb, so);
+            long i = 0;
+            while (SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i) == SlotLayout.EMPTY) {
+                i++;
+            }
+            Long key = map.readKey(pool.currentReference(
+                    SlotLayout.granule(SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i))),
+                    map.scratchForIteration());
+            TagLayout.set(pool.segment(tags), pool.payloadOffset(tags), i, TagLayout.EMPTY);
+            assertNull(map.get(key), "the probe stops at an empty tag");
+            assertEquals(1, TableCheck.check(pool, map.directory()).problems().size());
+
+            TableRecovery.Result result = repair(pool, map);
+            assertEquals(0, result.taglessSegments().length);
             assertEquals(reference, new HashMap<>(map));
         }
     }
