@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * maps are closed, the pool holds no live slice.
  */
 public final class CloseRace {
-    private static final int ROUNDS = 12;
+    /** Rounds per test: 6 in the build, 24 on demand ({@link StressRun#rounds}; 12 in all until 2026-11-27). */
+    private static final int ROUNDS = StressRun.rounds(6, 24);
     private static final int OPERATIONS_BEFORE_CLOSE = 4_000;
     private static final int BYSTANDER_WRITES_AFTER_CLOSE = 20_000;
     /**
@@ -58,7 +59,7 @@ public final class CloseRace {
     private CloseRace() {}
 
     /**
-     * Runs {@value #ROUNDS} rounds, each with a victim ({@code Long} values) and a bystander ({@code byte[]} values)
+     * Runs {@link #ROUNDS} rounds, each with a victim ({@code Long} values) and a bystander ({@code byte[]} values)
      * that {@code victims} and {@code bystanders} open on a fresh shared pool.
      */
     public static void run(StressRun.Threads threads, String what, Opener<Long> victims, Opener<byte[]> bystanders)

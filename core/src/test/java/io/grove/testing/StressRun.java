@@ -56,6 +56,14 @@ public final class StressRun {
         void run(int index) throws Exception;
     }
 
+    /**
+     * How many rounds a stress test that repeats runs: {@code ci} in the build (which must stay short), or
+     * {@code onDemand} with {@code -Dgrove.stress.long=true} on the Maven command line.
+     */
+    public static int rounds(int ci, int onDemand) {
+        return Boolean.getBoolean("grove.stress.long") ? onDemand : ci;
+    }
+
     /** The hard cap of every run. */
     public static final long HARD_CAP_NANOS = TimeUnit.SECONDS.toNanos(20);
     private static final int STACK_FRAMES = 16;
