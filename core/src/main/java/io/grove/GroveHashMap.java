@@ -34,14 +34,14 @@ import java.util.concurrent.ConcurrentMap;
  * writer of another key; a read of a key whose value a {@link ZeroCopyMap#computeIfPresent zero-copy in-place
  * update} is changing waits until that update ends, so that it sees the value before or after, never in between.
  *
- * <p>Sizes and handles: an entry (32 bytes of fields, the key padded with them to a multiple of 8, then the value)
+ * <p>Sizes and handles: an entry (24 bytes of fields, the key padded with them to a multiple of 8, then the value)
  * is one slice of the pool, so a key and value together may take at most {@link MemoryPool#maxSliceSize()} minus
- * 32 to 39 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. A key larger
- * than any entry can hold ({@code maxSliceSize() - 32} bytes, by its serializer's {@code size}) is never
+ * 24 to 31 bytes; a larger one is rejected with {@link IllegalArgumentException} naming the limit. A key larger
+ * than any entry can hold ({@code maxSliceSize() - 24} bytes, by its serializer's {@code size}) is never
  * serialized: reads and removals answer absent, and writes throw {@link IllegalArgumentException} naming its size
- * and the limit. Because key
- * and value share the slice, a put that replaces a value (or an in-place update that resizes it) moves the entry
- * to a new slice: handles from {@link #zc()} on its old value and on its key then fail with
+ * and the limit. A put that replaces a value (or an in-place update that resizes it) moves the entry to a new
+ * slice, or, in a map in memory, copies a new value of the same size (up to 4 KiB) over the old one, giving the
+ * entry a new identity: either way, handles from {@link #zc()} on its old value and on its key then fail with
  * {@link java.util.ConcurrentModificationException}, as after a removal.
  *
  * <p>Bounded mode ({@link Builder#maximumSize}, {@link Builder#maximumBytes}): an insertion that would exceed the
@@ -183,7 +183,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         }
 
         /**
-         * Bounds the bytes of the entries (per entry: 32 bytes of fields, the key padded with them to a multiple of
+         * Bounds the bytes of the entries (per entry: 24 bytes of fields, the key padded with them to a multiple of
          * 8, and the value; slice headers and rounding not counted): an insertion beyond it evicts. At least 1,024.
          */
         public Builder<K, V> maximumBytes(long bytes) {

@@ -184,10 +184,10 @@ class FileBackedMapTest {
     void aNewerFormatIsRefusedAndTheFileStillOpensAfterwards() throws IOException {
         Path file = soundFile("newer.grove");
         byte[] original = header(file);
-        overwrite(file, 8, new byte[] {5, 0, 0, 0});
-        assertRefused(GroveFileException.class, file, "format version 5", () -> builder(file).build());
-        overwrite(file, 8, new byte[] {3, 0, 0, 0}); // an older format, never released
-        assertRefused(GroveFileException.class, file, "format version 3", () -> builder(file).build());
+        overwrite(file, 8, new byte[] {6, 0, 0, 0});
+        assertRefused(GroveFileException.class, file, "format version 6", () -> builder(file).build());
+        overwrite(file, 8, new byte[] {4, 0, 0, 0}); // an older format, never released
+        assertRefused(GroveFileException.class, file, "format version 4", () -> builder(file).build());
         overwrite(file, 0, original);
         try (GroveHashMap<Long, String> map = builder(file).build()) {
             assertEquals("one", map.get(1L));

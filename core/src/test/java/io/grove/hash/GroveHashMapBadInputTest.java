@@ -179,9 +179,9 @@ class GroveHashMapBadInputTest {
         expectEach(IllegalArgumentException.class, map, cases);
         assertTheLimitIsNamed(map, big, max);
 
-        // Exactly an entry filling the largest slice fits: 16 bytes of fields, the 4-byte key padded to a multiple
-        // of 8 (24 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
-        int entryFields = 24;
+        // Exactly an entry filling the largest slice fits: 24 bytes of fields, the 4-byte key padded to a multiple
+        // of 8 (32 bytes with the fields), then the value. A large key is only looked up, never stored, by get.
+        int entryFields = 32;
         String largest = "y".repeat(max - entryFields);
         IllegalArgumentException oneMore = assertThrows(IllegalArgumentException.class,
                 () -> map.put("edge", largest + "y"));

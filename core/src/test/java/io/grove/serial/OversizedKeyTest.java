@@ -29,11 +29,11 @@ class OversizedKeyTest {
     private static final int BLOCK = 1 << 16;
 
     enum Kind {
-        HASH(BLOCK - 16 - 16), SORTED(BLOCK - 16);
+        HASH(BLOCK - 16 - 24), SORTED(BLOCK - 16);
 
         /**
          * The largest key the map stores with 64 KiB blocks (a slice holds 64 KiB less its 16-byte header; a hash
-         * map entry has 16 bytes of fields before its key).
+         * map entry has 24 bytes of fields before its key).
          */
         final int maxKey;
 

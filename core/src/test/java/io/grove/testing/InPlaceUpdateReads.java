@@ -1,15 +1,18 @@
 package io.grove.testing;
 
 import io.grove.ZeroCopyMap;
+import io.grove.view.Handle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ConcurrentModificationException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reads racing with in-place updates of the same large values: writers rewrite every word of a value with the next
- * number through {@code zc().computeIfPresent}, readers read it ({@link Reader}: a copying {@code Map.get}, or a
+ * number ({@link Writer}: through {@code zc().computeIfPresent}, or a {@code put} of a value of the same size, which
+ * a map may copy over the old one in place), readers read it ({@link Reader}: a copying {@code Map.get}, or a
  * zero-copy handle's {@code read}) and fail if its words differ (a read that mixed two versions). A read is atomic
  * only through its optimistic protocol's final check that no update ran meanwhile; without it, reads of
  * {@value #VALUE_BYTES}-byte values overlap rewrites often enough to be caught within a run. Few keys, so writers
@@ -18,6 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class InPlaceUpdateReads {
     /** The values' size: long enough that a copy and a rewrite overlap often. */
     public static final int VALUE_BYTES = 16 * 1024;
+    /** The values' size when writers put them: the largest the hash map replaces in place. */
+    public static final int PUT_VALUE_BYTES = 4 * 1024;
     private static final int KEYS = 4;
     /**
      * Copiers stop after this many reads in all even while writers remain. On virtual threads, 120 CPU-bound
@@ -30,6 +35,18 @@ public final class InPlaceUpdateReads {
     private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private InPlaceUpdateReads() {}
+
+    /** How the writers rewrite a value. */
+    public enum Writer {
+        /** {@code zc().computeIfPresent}, rewriting the value's words in place; handles on the value stay valid. */
+        IN_PLACE_UPDATE,
+        /**
+         * {@code Map.put} of a new value of the same size. A handle made before it must fail afterwards rather than
+         * read the new value, even where the map copies the new value over the old one: readers through handles also
+         * read each handle twice and fail if the second read returns another value.
+         */
+        PUT
+    }
 
     /** How the readers read a value. */
     public enum Reader {
@@ -48,9 +65,10 @@ public final class InPlaceUpdateReads {
      * {@code totalUpdates} rewrites; {@code what} names the run in messages.
      */
     public static void run(Map<Long, byte[]> map, ZeroCopyMap<Long, byte[]> zc, StressRun.Threads threads,
-            Reader reader, long totalUpdates, String what) throws Exception {
+            Writer writer, Reader reader, long totalUpdates, String what) throws Exception {
+        int valueBytes = writer == Writer.PUT ? PUT_VALUE_BYTES : VALUE_BYTES;
         for (long k = 0; k < KEYS; k++) {
-            map.put(k, new byte[VALUE_BYTES]);
+            map.put(k, new byte[valueBytes]);
         }
         int writers = Math.max(1, threads.count / 4);
         long updatesPerWriter = totalUpdates / writers;
@@ -62,12 +80,22 @@ public final class InPlaceUpdateReads {
             long i = 0;
             try {
                 for (; i < updatesPerWriter && run.proceed(i); i++) {
-                    zc.computeIfPresent(i % KEYS, view -> {
-                        long next = view.getLong(0) + 1;
-                        for (int at = 0; at < VALUE_BYTES; at += Long.BYTES) {
-                            view.putLong(at, next);
+                    long key = i % KEYS;
+                    if (writer == Writer.PUT) {
+                        byte[] fresh = new byte[valueBytes];
+                        long next = (long) WORDS.get(map.get(key), 0) + 1;
+                        for (int at = 0; at < valueBytes; at += Long.BYTES) {
+                            WORDS.set(fresh, at, next);
                         }
-                    });
+                        map.put(key, fresh);
+                    } else {
+                        zc.computeIfPresent(key, view -> {
+                            long next = view.getLong(0) + 1;
+                            for (int at = 0; at < valueBytes; at += Long.BYTES) {
+                                view.putLong(at, next);
+                            }
+                        });
+                    }
                 }
             } finally {
                 updates.addAndGet(i);
@@ -79,12 +107,14 @@ public final class InPlaceUpdateReads {
                 long key = (index + i) % KEYS;
                 if (reader == Reader.COPYING_GET) {
                     byte[] value = map.get(key);
-                    checkWords(key, "get", at -> (long) WORDS.get(value, at));
-                } else {
+                    checkWords(key, "get", valueBytes, at -> (long) WORDS.get(value, at));
+                } else if (writer == Writer.IN_PLACE_UPDATE) {
                     zc.get(key).read(view -> {
-                        checkWords(key, "a handle's read", view::getLong);
+                        checkWords(key, "a handle's read", valueBytes, view::getLong);
                         return null;
                     });
+                } else {
+                    readTwice(key, zc.get(key), valueBytes);
                 }
                 reads.incrementAndGet();
             }
@@ -95,10 +125,31 @@ public final class InPlaceUpdateReads {
         }
     }
 
-    /** Fails if the words of a value, read by {@code word} from each byte offset, differ. */
-    private static void checkWords(long key, String how, java.util.function.IntToLongFunction word) {
+    /**
+     * Reads {@code handle} twice, consistently; with puts as the only writes, the second read must return the first's
+     * value or fail: the value a handle was made on never changes, it is replaced.
+     */
+    private static void readTwice(long key, Handle handle, int valueBytes) {
+        try {
+            long first = handle.read(view -> {
+                checkWords(key, "a handle's read", valueBytes, view::getLong);
+                return view.getLong(0);
+            });
+            long second = handle.read(view -> view.getLong(0));
+            if (second != first) {
+                throw new AssertionError("a handle on key " + key + " read " + first + ", then " + second
+                        + ": it read a value put after it was made");
+            }
+        } catch (ConcurrentModificationException replaced) {
+            // the entry the handle was made on was replaced: the handle fails, as it must
+        }
+    }
+
+    /** Fails if the words of a {@code valueBytes}-byte value, read by {@code word} from each byte offset, differ. */
+    private static void checkWords(long key, String how, int valueBytes,
+            java.util.function.IntToLongFunction word) {
         long first = word.applyAsLong(0);
-        for (int at = Long.BYTES; at < VALUE_BYTES; at += Long.BYTES) {
+        for (int at = Long.BYTES; at < valueBytes; at += Long.BYTES) {
             long w = word.applyAsLong(at);
             if (w != first) {
                 throw new AssertionError(how + " of key " + key + " returned a torn value: word 0 is " + first

@@ -43,7 +43,7 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
      * the last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
      * arrays, 16-byte entry headers with a check word. Files of formats 1 and 2 were never released.
      */
-    public static final int FORMAT_VERSION = 4;
+    public static final int FORMAT_VERSION = 5;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */

@@ -100,7 +100,7 @@ final class Budget {
      */
     void reserve(int s, long entries, long bytes, long entryBytes, long spared, Scratch scratch, Victims victims) {
         if (entryBytes > bound[BYTES]) {
-            throw new IllegalArgumentException("an entry of " + entryBytes + " bytes (16 bytes of fields, the padded"
+            throw new IllegalArgumentException("an entry of " + entryBytes + " bytes (24 bytes of fields, the padded"
                     + " key and the value) is larger than maximumBytes (" + bound[BYTES] + ")");
         }
         long needEntries = bound[ENTRIES] == Long.MAX_VALUE ? 0 : Math.max(0, entries);

@@ -9,10 +9,10 @@ import java.lang.invoke.VarHandle;
  * that computes offsets inside an entry.
  *
  * <pre>
- * byte offset 0              8                 12             16                  valueOffset            slice end
- *            +--------------+-----------------+--------------+-----+------------+---------------------+
- *            | stamp (long) | key word (int)  | check (int)  | key | padding    | value               |
- *            +--------------+-----------------+--------------+-----+------------+---------------------+
+ * byte offset 0              8                  16                20             24                 valueOffset     end
+ *            +--------------+-------------------+-----------------+--------------+-----+------------+-------+
+ *            | stamp (long) | identity (long)   | key word (int)  | check (int)  | key | padding    | value |
+ *            +--------------+-------------------+-----------------+--------------+-----+------------+-------+
  * key word:   31  30 29                                   0
  *            +------+--------------------------------------+
  *            | uses |  key length in bytes (30 bits)       |
@@ -26,7 +26,12 @@ import java.lang.invoke.VarHandle;
  *       reads it, waits while it is odd, reads the value and checks it is unchanged. Only readers of this entry's
  *       value wait for its in-place updates; the segment's version does not move for them. An update that resizes
  *       the value moves the whole entry to a new slice and leaves the old one's stamp odd: the old slice is
- *       deleted, which a waiting reader sees through Nova's validation.
+ *       deleted, which a waiting reader sees through Nova's validation. A put that replaces the value in place
+ *       ({@link HashTable#replaceValue}) writes under it too.
+ *   <li>identity: which entry of its segment this is: a number drawn from the segment's counter
+ *       ({@link SegmentLayout}) when the entry is made and again when a put replaces its value in place, written
+ *       with the stamp odd. Handles record it and fail once it changed: the entry they were made on was replaced,
+ *       even though its slice lives on.
  *   <li>key length: the serialized key's length; a slice holds at most 2<sup>30</sup> bytes (the largest block
  *       size), so 30 bits hold it.
  *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's write
@@ -41,17 +46,19 @@ import java.lang.invoke.VarHandle;
  *   <li>value: the serialized value, from the first multiple of 8 after the key to the end of the slice: its
  *       length is the slice's payload length (in Nova's header, 16 bytes before the stamp, so mostly on the same
  *       cache line) minus {@link #valueOffset}. A lookup and the value it finds are one slice: one cache miss
- *       fewer than a separate value slice. Changed in place only by an in-place update of the zero-copy API; a
- *       put, or an update that resizes the value, replaces the whole entry by a new slice.
+ *       fewer than a separate value slice. Changed in place by an in-place update of the zero-copy API, and by a
+ *       put of a value of the same size in a table in memory (a new identity); any other put, or an update that
+ *       resizes the value, replaces the whole entry by a new slice.
  * </ul>
  * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
  * ({@link SegmentLayout}) or while the slice is still private.
  */
 final class EntryLayout {
     static final int STAMP = 0;
-    static final int KEY_WORD = 8;
-    static final int CHECK = 12;
-    static final int KEY = 16;
+    static final int IDENTITY = 8;
+    static final int KEY_WORD = 16;
+    static final int CHECK = 20;
+    static final int KEY = 24;
     static final int MAX_USES = 3;
     private static final int KEY_LENGTH_MASK = (1 << 30) - 1;
     private static final int USES_SHIFT = 30;
@@ -79,6 +86,15 @@ final class EntryLayout {
     /** Sets the stamp of an entry no other thread has seen yet to 0 (even). */
     static void resetStamp(MemorySegment block, long entry) {
         LONG.set(block, entry + STAMP, 0L);
+    }
+
+    static long identity(MemorySegment block, long entry) {
+        return (long) LONG.getAcquire(block, entry + IDENTITY);
+    }
+
+    /** Under the lock, with the stamp odd (or while the entry is private). */
+    static void setIdentity(MemorySegment block, long entry, long identity) {
+        LONG.set(block, entry + IDENTITY, identity);
     }
 
     static int keyLength(MemorySegment block, long entry) {
@@ -113,8 +129,10 @@ final class EntryLayout {
     }
 
     /** Writes the fixed fields of a new entry and its key; the value is written separately. */
-    static void initialize(MemorySegment block, long entry, MemorySegment key, int keyLength, int uses) {
+    static void initialize(MemorySegment block, long entry, long identity, MemorySegment key, int keyLength,
+            int uses) {
         LONG.set(block, entry + STAMP, 0L);
+        LONG.set(block, entry + IDENTITY, identity);
         INT.set(block, entry + KEY_WORD, keyLength | uses << USES_SHIFT);
         INT.set(block, entry + CHECK, 0);
         MemorySegment.copy(key, 0, block, entry + KEY, keyLength);

@@ -184,10 +184,11 @@ final class HashScans<K, V> {
         private boolean point(SliceHandle key, SliceHandle value, long e, int keyLength) {
             try {
                 if (key != null) {
-                    key.pointAt(e, EntryLayout.KEY, keyLength);
+                    key.pointAt(e, EntryLayout.KEY, keyLength).identifiedAt(EntryLayout.IDENTITY);
                 }
                 if (value != null) {
-                    value.pointAt(e, EntryLayout.valueOffset(keyLength), -1, EntryLayout.STAMP);
+                    value.pointAt(e, EntryLayout.valueOffset(keyLength), -1, EntryLayout.STAMP)
+                            .identifiedAt(EntryLayout.IDENTITY);
                 }
                 return true;
             } catch (ConcurrentModificationException gone) {

@@ -29,10 +29,12 @@ import java.lang.invoke.VarHandle;
  * lock in the segment record, off heap so that it can work across processes), search, and change slots only
  * inside a mutation (version odd). A new entry is written (and, in a file, sealed with its check word) while
  * private, before one release store of its slot links it; a put on a present key stores the new entry's slot in
- * the old one's place (so handles on the old value fail, as the zero-copy API promises); a removal empties the
- * slot and shifts the rest of its run back (no tombstones, so probe lengths do not grow with churn). Removed and
- * replaced entries are deleted through Nova after the mutation. Only the zero-copy API's in-place updates write
- * into a linked entry, under its stamp.
+ * the old one's place, or, in a table in memory with a value of the same size, copies the value over the old one
+ * under the entry's stamp with a new identity ({@link #replaceValue}); either way handles on the old value fail,
+ * as the zero-copy API promises. A removal empties the slot and shifts the rest of its run back (no tombstones, so
+ * probe lengths do not grow with churn). Removed and replaced entries are deleted through Nova after the mutation.
+ * Only the zero-copy API's in-place updates and puts of a value of the same size write into a linked entry, under its
+ * stamp.
  *
  * <p><b>Readers</b> take no lock and never wait for a writer of another key. (1) The search: read the segment's
  * version (waiting while it is odd: a short mutation of the slots, never user code), probe, fence loads and
@@ -209,8 +211,8 @@ final class HashTable {
         return Math.min(bits, 63 - Long.numberOfLeadingZeros(maxEntries));
     }
 
-    /** The bytes of the smallest entry's slice: Nova's 16-byte header and the entry's 16 bytes of fields. */
-    private static final int SMALLEST_ENTRY = 32;
+    /** The bytes of the smallest entry's slice: Nova's 16-byte header and the entry's 24 bytes of fields. */
+    private static final int SMALLEST_ENTRY = 40;
 
     /**
      * log2 of the slots each of {@code 2^segmentBits} segments starts with: room for its share of
@@ -595,9 +597,9 @@ final class HashTable {
     }
 
     /**
-     * A new private entry for the key in {@code scratch} with room for a value of {@code valueLength} bytes, which
-     * the caller writes at {@link #valueOffset} and then {@link #seal}s before linking the entry. Throws
-     * {@link GroveOutOfMemoryException} if it cannot be allocated.
+     * Under the lock of the key's segment: a new private entry for the key in {@code scratch} with room for a value
+     * of {@code valueLength} bytes, which the caller writes at {@link #valueOffset} and then {@link #seal}s before
+     * linking the entry. Throws {@link GroveOutOfMemoryException} if it cannot be allocated.
      */
     long newEntry(Scratch scratch, int valueLength) {
         int length = scratch.keyLength();
@@ -609,7 +611,9 @@ final class HashTable {
                     + Math.max(0, pool.maxSliceSize() - EntryLayout.valueOffset(length)) + " bytes");
         }
         long e = pool.allocate((int) size);
-        EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e), scratch.key(), length, 1);
+        int s = segmentOf(scratch.keyHash());
+        EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e),
+                SegmentLayout.takeIdentity(segmentBlocks[s], segmentOffsets[s]), scratch.key(), length, 1);
         return e;
     }
 
@@ -685,6 +689,27 @@ final class HashTable {
             }
         }
         throw new IllegalStateException("segment " + s + " does not link entry " + e + " from its home slot");
+    }
+
+    /**
+     * Under the lock: replaces the value of entry {@code e} of segment {@code s} by the first {@code length} bytes of
+     * {@code value}, as long as the value they replace, in place: with the entry's stamp odd, it takes a new identity
+     * (so handles on the old value fail, as the zero-copy API promises for a put) and copies the bytes. No mutation
+     * of the segment: its readers of other keys, and of this key's slot, go on; readers of this entry's value wait
+     * for the stamp. Only in a table in memory, whose entries carry no check word and need no before-image.
+     */
+    void replaceValue(int s, long e, MemorySegment value, int length) {
+        MemorySegment eb = pool.segment(e);
+        long eo = pool.payloadOffset(e);
+        long odd = beginValueWrite(e);
+        EntryLayout.setIdentity(eb, eo, SegmentLayout.takeIdentity(segmentBlocks[s], segmentOffsets[s]));
+        MemorySegment.copy(value, 0, eb, valueOffset(e), length);
+        endValueWrite(e, odd);
+    }
+
+    /** Entry {@code e}'s identity ({@link EntryLayout}), for a handle to record; validate {@code e} afterwards. */
+    long identity(long e) {
+        return EntryLayout.identity(pool.segment(e), pool.payloadOffset(e));
     }
 
     /**

@@ -78,7 +78,8 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                 }
                 try {
                     Handle handle = new SliceHandle(pool, map.valueWriters).pointAt(e,
-                            EntryLayout.valueOffset(scratch.keyLength()), -1, EntryLayout.STAMP);
+                            EntryLayout.valueOffset(scratch.keyLength()), -1, EntryLayout.STAMP)
+                            .identifiedAt(EntryLayout.IDENTITY);
                     map.recordRead(e);
                     return handle;
                 } catch (ConcurrentModificationException removedMeanwhile) {

@@ -40,6 +40,8 @@ import java.util.function.Function;
 public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements GroveHashMap<K, V>, Budget.Victims {
     private final Pool pool;
     private final boolean ownsPool;
+    /** Whether the table is in a file: its entries carry check words, and puts never replace values in place. */
+    private final boolean inFile;
     final Serializer<K> keySerializer;
     final Serializer<V> valueSerializer;
     final HashTable table;
@@ -189,6 +191,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             HashTable table, Bounds<K, V> bounds) {
         this.pool = pool;
         this.ownsPool = ownsPool;
+        this.inFile = pool.inFile();
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
         this.table = table;
@@ -252,12 +255,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     /** A new private entry holding the scratch's key and {@code value}, not linked yet. */
-    long newEntry(V value, Scratch scratch) {
+    long newEntry(V value, int size, Scratch scratch) {
         if (!scratch.keyFits()) {
             throw scratch.keyTooLarge(maxKeyLength(), "an entry holds its fields, key and value in one slice of at"
                     + " most " + pool.maxSliceSize() + " bytes");
         }
-        int size = SliceWriter.sizeOf(valueSerializer, value);
         long e = table.newEntry(scratch, size);
         SliceWriter.writeOrDelete(pool, valueSerializer, value, size, scratch.writeView, e, table.valueOffset(e));
         table.seal(e);
@@ -303,7 +305,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Under the lock, after {@link HashTable#findLocked} found nothing: links a new entry holding {@code value}. */
     void insertNew(int s, Scratch scratch, V value) {
         table.makeRoomForOne(s);
-        long fresh = newEntry(value, scratch);
+        long fresh = newEntry(value, SliceWriter.sizeOf(valueSerializer, value), scratch);
         try {
             if (budget != null) {
                 long size = pool.length(fresh);
@@ -317,9 +319,22 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         count(puts);
     }
 
-    /** Under the lock: replaces entry {@code entry} by a new entry holding the same key and {@code value}. */
+    /**
+     * Under the lock: replaces entry {@code entry}'s value by {@code value}. In a table in memory a value of the same
+     * size (up to {@link Scratch#MAX_VALUE_BUFFER} bytes) is serialized into the scratch and copied over the old one in
+     * place ({@link HashTable#replaceValue}: no allocation, no mutation of the segment); otherwise a new entry holding
+     * the same key and {@code value} takes the old one's place. Either way, handles on the old value fail.
+     */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
-        long fresh = newEntry(value, scratch);
+        int size = SliceWriter.sizeOf(valueSerializer, value);
+        if (!inFile && size <= Scratch.MAX_VALUE_BUFFER && size == table.valueLength(entry)) {
+            MemorySegment bytes = scratch.valueBuffer(size);
+            SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, bytes, 0);
+            table.replaceValue(s, entry, bytes, size);
+            count(puts);
+            return;
+        }
+        long fresh = newEntry(value, size, scratch);
         long grown;
         try {
             grown = reserveGrowth(s, entry, fresh, scratch);

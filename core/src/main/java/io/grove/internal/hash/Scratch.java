@@ -8,6 +8,7 @@ import io.grove.internal.view.SliceResizer;
 import io.grove.internal.view.UndoJournal;
 import io.grove.serial.Serializer;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * Per-thread working memory of a map operation: the probe key serialized on heap, and reusable views, so that an
@@ -31,6 +32,9 @@ final class Scratch extends ScratchPool.Reusable {
     int valueLength;
     /** The token of the segment lock the current operation holds ({@link HashTable#lock}). */
     long lockToken;
+    /** Where a put serializes a value it then copies over an entry's value of the same size ({@link #valueBuffer}). */
+    private byte[] valueBytes = new byte[64];
+    private MemorySegment valueBuffer = MemorySegment.ofArray(valueBytes);
     /** Keys and values evicted by the current operation, alternating, for the listener; null until needed. */
     private java.util.ArrayList<Object> evicted;
 
@@ -89,6 +93,22 @@ final class Scratch extends ScratchPool.Reusable {
     void setKeyBytes(MemorySegment source, int start, int length) {
         this.key.setBytes(source.asSlice(start, length), length);
         keyHash = KeyHash.of(this.key.segment(), 0, length);
+    }
+
+    /** The most bytes {@link #valueBuffer} holds: larger values go to a new entry instead. */
+    static final int MAX_VALUE_BUFFER = 4096;
+
+    /**
+     * A buffer whose first {@code size} bytes ({@code size} at most {@link #MAX_VALUE_BUFFER}) are zero, kept for the
+     * next operation.
+     */
+    MemorySegment valueBuffer(int size) {
+        if (valueBytes.length < size) {
+            valueBytes = new byte[Math.max(size, valueBytes.length * 2)];
+            valueBuffer = MemorySegment.ofArray(valueBytes);
+        }
+        Arrays.fill(valueBytes, 0, size, (byte) 0);
+        return valueBuffer;
     }
 
     MemorySegment key() {

@@ -10,15 +10,15 @@ import java.lang.invoke.VarHandle;
  * a segment record.
  *
  * <pre>
- * segment record (payload of a slice, 88 bytes):
+ * segment record (payload of a slice, 96 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 slots   | version (long)    | count (long)      | slots (ref)     |
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *         32 | hand (long)                 | bytes (long)      | owner (long)      | spare entries   |
  *            +-----------------------------+-------------------+-------------------+-----------------+
- *         64 | spare bytes (long)          | journal (ref)     | tags (ref)        |
- *            +-----------------------------+-------------------+-------------------+
+ *         64 | spare bytes (long)          | journal (ref)     | tags (ref)        | identities      |
+ *            +-----------------------------+-------------------+-------------------+-----------------+
  * </pre>
  *
  * <ul>
@@ -37,6 +37,8 @@ import java.lang.invoke.VarHandle;
  *   <li>count: the number of entries, changed only under the lock; {@code size()} adds the counts of all segments.
  *   <li>slots: the reference of the slot array slice; replaced by one twice as large when the segment grows.
  *   <li>tags: the reference of the tag array slice, replaced with the slot array.
+ *   <li>identities: the next entry identity of the segment ({@link EntryLayout}); taken, under the lock, by every
+ *       new entry and every value a put replaces in place.
  *   <li>hand: the slot the CLOCK eviction sweep of a bounded map looks at next.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
@@ -52,7 +54,7 @@ import java.lang.invoke.VarHandle;
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 88;
+    static final int SIZE = 96;
     private static final int LOCK = 0;
     private static final int CLOSED = 2;
     private static final int SLOT_BITS = 4;
@@ -65,6 +67,7 @@ final class SegmentLayout {
     private static final int SPARE = 56;
     private static final int JOURNAL = 72;
     private static final int TAGS = 80;
+    private static final int IDENTITIES = 88;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -176,6 +179,14 @@ final class SegmentLayout {
         LONG.set(block, segment + SPARE + 8, 0L);
         LONG.set(block, segment + JOURNAL, 0L);
         LONG.set(block, segment + TAGS, tagsRef);
+        LONG.set(block, segment + IDENTITIES, 1L);
+    }
+
+    /** Under the lock: the next entry identity, which this call takes. */
+    static long takeIdentity(MemorySegment block, long segment) {
+        long identity = (long) LONG.get(block, segment + IDENTITIES);
+        LONG.set(block, segment + IDENTITIES, identity + 1);
+        return identity;
     }
 
     static long hand(MemorySegment block, long segment) {

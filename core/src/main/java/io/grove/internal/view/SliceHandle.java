@@ -38,6 +38,12 @@ import java.util.function.Function;
  *
  * <p>Without a stamp (keys, which never change) a read is (2) and (4).
  *
+ * <p><b>Identity.</b> A map that replaces an entry's bytes in place, keeping its slice (the hash map's put of a value
+ * of the same size), gives the entry a new identity, a 64-bit word it writes with the stamp odd. A handle pointed
+ * with {@link #identifiedAt} records the identity and step (4) also checks it: once it changed, every read throws
+ * {@link ConcurrentModificationException}, as for a deleted slice; the bytes read before the change were the entry's
+ * own (a change moves the stamp, so a read that overlapped it started over and then found the new identity).
+ *
  * <p><b>Origin.</b> A handle made with an {@link Origin} records where the map found its slice (a place and an
  * index, {@link #from}: an ordered map's chunk and entry). Step (4) first asks the origin whether the place still
  * holds the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not
@@ -148,6 +154,12 @@ public final class SliceHandle implements Handle {
     private long ref;
     /** The stamp's offset in the view's segment, or -1 without a stamp. */
     private long stampAt = -1;
+    /** The identity word's offset in the view's segment, or -1 without one (see the class notes). */
+    private long identityAt = -1;
+    /** The identity the handle was made on. */
+    private long identity;
+    /** The payload length of the slice the handle was last pointed at. */
+    private int sliceLength;
     /** What the handle was last pointed at: the range and stamp in the slice, and where the map found it. */
     private int start;
     private int length;
@@ -252,9 +264,34 @@ public final class SliceHandle implements Handle {
         this.start = start;
         this.length = length;
         this.stampOffset = stampOffset;
+        this.identityAt = -1;
+        this.sliceLength = sliceLength;
         this.place = null;
         this.confirmedStamp = UNCONFIRMED;
         return this;
+    }
+
+    /**
+     * Makes this handle, just pointed at a slice, also fail once the 8-byte word at payload offset
+     * {@code identityOffset} no longer holds the identity it holds now (see the class notes). The caller reads the
+     * slice through this handle afterwards, which validates it, so an identity read from a deleted slice is never
+     * trusted.
+     *
+     * @throws IndexOutOfBoundsException if the word lies outside the slice or is not 8-byte aligned
+     */
+    public SliceHandle identifiedAt(int identityOffset) {
+        Objects.checkFromIndexSize(identityOffset, Long.BYTES, sliceLength);
+        if ((identityOffset & (Long.BYTES - 1)) != 0) {
+            throw new IndexOutOfBoundsException("an identity must be 8-byte aligned, was at " + identityOffset);
+        }
+        this.identityAt = pool.payloadOffset(ref) + identityOffset;
+        this.identity = SliceStamp.acquire(view.segment(), identityAt);
+        return this;
+    }
+
+    /** Whether the identity the handle was made on is the slice's still (true for a handle without one). */
+    private boolean sameIdentity() {
+        return identityAt < 0 || SliceStamp.acquire(view.segment(), identityAt) == identity;
     }
 
     /**
@@ -294,7 +331,8 @@ public final class SliceHandle implements Handle {
     @Override
     public boolean isValid() {
         try {
-            return (lease == null || lease.holds()) && !pool.isClosed() && (pool.isLive(ref) || moved());
+            return (lease == null || lease.holds()) && !pool.isClosed() && (pool.isLive(ref) || moved())
+                    && sameIdentity();
         } catch (IllegalStateException closedMeanwhile) {
             if (pool.isClosed()) {
                 return false;
@@ -352,6 +390,9 @@ public final class SliceHandle implements Handle {
         }
         VarHandle.loadLoadFence();
         if ((origin != null && place != null && origin.holds(place, index, ref)) || pool.isLive(ref)) {
+            if (!sameIdentity()) {
+                throw Pool.stale(ref); // the entry was replaced in place
+            }
             if (origin != null) {
                 confirmedStamp = unchanged ? stamp : UNCONFIRMED;
             }

@@ -22,16 +22,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Bounded mode: {@code maximumSize} and {@code maximumBytes} hold for the map as a whole. An entry counts 16 bytes
+ * Bounded mode: {@code maximumSize} and {@code maximumBytes} hold for the map as a whole. An entry counts 24 bytes
  * of fields, its key padded with them to a multiple of 8, and its value. Before the bound was the whole map's, it
  * was split into fixed per-segment quotas: {@code maximumBytes(1024)} rejected every entry over 64 bytes, keys that
  * happened to share a segment were evicted while the map was far from full, and an in-place resize beyond its
  * segment's share stayed linked while the call threw.
  */
 class BoundedModeTest {
-    /** An entry's bytes against the bound: 16 bytes of fields, the 8-byte key (a multiple of 8), the value. */
+    /** An entry's bytes against the bound: 24 bytes of fields, the 8-byte key (a multiple of 8), the value. */
     private static long entryBytes(byte[] value) {
-        return 16L + 8 + value.length;
+        return 24L + 8 + value.length;
     }
 
     private static long bytesOf(Map<Long, byte[]> map) {
@@ -70,13 +70,13 @@ class BoundedModeTest {
         try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
                 .maximumBytes(1024).evictionListener(evictions::record).build()) {
             map.put(1L, new byte[100]);
-            byte[] whole = new byte[1024 - 24];
+            byte[] whole = new byte[1024 - 32];
             map.put(2L, whole);
             assertEquals(1, map.size(), "the entry taking the whole bound evicted the other");
             assertArrayEquals(whole, map.get(2L));
             assertTrue(evictions.evicted.containsKey(1L));
             IllegalArgumentException tooLarge = assertThrows(IllegalArgumentException.class,
-                    () -> map.put(3L, new byte[1024 - 23]));
+                    () -> map.put(3L, new byte[1024 - 31]));
             assertTrue(tooLarge.getMessage().contains("maximumBytes (1024)"), tooLarge::getMessage);
             assertArrayEquals(whole, map.get(2L), "a rejected entry evicted another");
             assertNull(map.get(3L));
@@ -113,7 +113,7 @@ class BoundedModeTest {
         try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
                 .maximumBytes(4096).evictionListener(evictions::record).build()) {
             for (long k = 0; k < 20; k++) {
-                map.put(k, new byte[100]); // 124 bytes each: 2,480
+                map.put(k, new byte[100]); // 132 bytes each: 2,640
             }
             // Growing one value evicts others, never the entry being resized.
             map.zc().computeIfPresent(0L, v -> v.resize(3000).putByte(2999, (byte) 5));

@@ -254,7 +254,8 @@ class TableRecoveryTest {
             map.put(7L, "new");
             Scratch scratch = map.begin(7L);
             int s = map.table.segmentOf(scratch.keyHash());
-            map.table.insert(s, scratch, map.newEntry("old", scratch)); // the stale link, later in the run
+            long stale = map.newEntry("old", Serializers.strings().size("old"), scratch);
+            map.table.insert(s, scratch, stale); // the stale link, later in the run
             scratch.release();
             assertTrue(TableCheck.check(pool, map.directory()).problems().stream()
                     .anyMatch(p -> p.contains("too (lookups find only that one)")));

@@ -27,7 +27,7 @@ class InPlaceUpdateReadStressTest {
     private static void run(StressRun.Threads threads, InPlaceUpdateReads.Reader reader) throws Exception {
         try (GroveSortedMap<Long, byte[]> map = GroveSortedMap.builder(Serializers.longs(), Serializers.bytes())
                 .memoryLimit(64L << 20).build()) {
-            InPlaceUpdateReads.run(map, map.zc(), threads, reader, 60_000,
+            InPlaceUpdateReads.run(map, map.zc(), threads, InPlaceUpdateReads.Writer.IN_PLACE_UPDATE, reader, 60_000,
                     "sorted map in-place updates vs " + reader + ", " + threads);
         }
     }
