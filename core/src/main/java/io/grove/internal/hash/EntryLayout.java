@@ -88,10 +88,6 @@ final class EntryLayout {
         LONG.set(block, entry + STAMP, 0L);
     }
 
-    static long identity(MemorySegment block, long entry) {
-        return (long) LONG.getAcquire(block, entry + IDENTITY);
-    }
-
     /** Under the lock, with the stamp odd (or while the entry is private). */
     static void setIdentity(MemorySegment block, long entry, long identity) {
         LONG.set(block, entry + IDENTITY, identity);

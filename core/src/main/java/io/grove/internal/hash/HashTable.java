@@ -707,11 +707,6 @@ final class HashTable {
         endValueWrite(e, odd);
     }
 
-    /** Entry {@code e}'s identity ({@link EntryLayout}), for a handle to record; validate {@code e} afterwards. */
-    long identity(long e) {
-        return EntryLayout.identity(pool.segment(e), pool.payloadOffset(e));
-    }
-
     /**
      * Copies the fixed fields and key of entry {@code from} into the private slice {@code to}, whose value an
      * in-place update that resized it has already written; the caller seals it.
