@@ -44,6 +44,8 @@ import java.util.concurrent.CountDownLatch;
  *       run back (no tombstones), inside the segment's mutation.
  *   <li>{@code cells}: entries inline in fixed-size cells located from the hash, probed through a compact array
  *       of 2-byte tags that stays in the cache ({@link Cells}); values always overwritten in place.
+ *       {@code -Dtag1=true}: 1-byte tags (an occupied bit and 7 hash bits), {@code -Dload=}: the cells' load.
+
  *   <li>{@code floor}: no table at all: entry {@code id} at {@code id * 288} of one segment; the cost of touching
  *       one entry (one dependent miss), a lower bound for any table. {@code -Dhuge=true}: the segment on
  *       transparent huge pages (madvise), to see what the TLB misses cost.
@@ -560,7 +562,9 @@ public final class LookupPath {
         static final int CELL = 8 + 8 + VALUE;
         static final int CELLS = (int) Math.ceil(KEYS / (double) SEGMENTS / Double.parseDouble(
                 System.getProperty("load", "0.75")));
-        final MemorySegment tags = Arena.global().allocate((long) SEGMENTS * CELLS * 2, 64);
+        /** Bytes per tag: 2, or 1 with {@code -Dtag1=true}. */
+        static final int TAG = Boolean.getBoolean("tag1") ? 1 : 2;
+        final MemorySegment tags = Arena.global().allocate((long) SEGMENTS * CELLS * TAG, 64);
         final MemorySegment cells = Arena.global().allocate((long) SEGMENTS * CELLS * CELL, 4096);
 
         Cells() {
@@ -568,7 +572,20 @@ public final class LookupPath {
         }
 
         static short tag(long h) {
-            return (short) (((h >>> 23) & 0x7FFF) | 0x8000);
+            return TAG == 1 ? (short) (((h >>> 23) & 0x7F) | 0x80) : (short) (((h >>> 23) & 0x7FFF) | 0x8000);
+        }
+
+        short tagGet(int s, int i) {
+            return TAG == 1 ? (short) (tags.get(ValueLayout.JAVA_BYTE, tagAt(s, i)) & 0xFF)
+                    : tags.get(ValueLayout.JAVA_SHORT, tagAt(s, i));
+        }
+
+        void tagSet(int s, int i, short tag) {
+            if (TAG == 1) {
+                tags.set(ValueLayout.JAVA_BYTE, tagAt(s, i), (byte) tag);
+            } else {
+                tags.set(ValueLayout.JAVA_SHORT, tagAt(s, i), tag);
+            }
         }
 
         static int home(long h) {
@@ -585,7 +602,7 @@ public final class LookupPath {
         }
 
         static long tagAt(int s, int i) {
-            return ((long) s * CELLS + i) * 2;
+            return ((long) s * CELLS + i) * TAG;
         }
 
         static long cellAt(int s, int i) {
@@ -603,7 +620,7 @@ public final class LookupPath {
                 long v = stableVersion(so);
                 int result = 0;
                 for (int i = start, n = 0; n < CELLS; i = next(i), n++) {
-                    short t = tags.get(ValueLayout.JAVA_SHORT, tagAt(s, i));
+                    short t = tagGet(s, i);
                     if (t == 0) {
                         break;
                     }
@@ -624,7 +641,7 @@ public final class LookupPath {
         /** Cell index of {@code key} under the lock, or -(free index) - 1. */
         private int find(int s, long key, short tag, int start) {
             for (int i = start; ; i = next(i)) {
-                short t = tags.get(ValueLayout.JAVA_SHORT, tagAt(s, i));
+                short t = tagGet(s, i);
                 if (t == 0) {
                     return -i - 1;
                 }
@@ -652,7 +669,7 @@ public final class LookupPath {
                 cells.set(ValueLayout.JAVA_LONG, c + 8, key);
                 MemorySegment.copy(value, 0, cells, ValueLayout.JAVA_BYTE, c + 16, VALUE);
                 beginMutation(so);
-                tags.set(ValueLayout.JAVA_SHORT, tagAt(s, -i - 1), tag);
+                tagSet(s, -i - 1, tag);
                 endMutation(so);
             } finally {
                 unlock(so);
@@ -673,18 +690,18 @@ public final class LookupPath {
                 beginMutation(so);
                 int hole = i;
                 for (int j = next(i); ; j = next(j)) {
-                    short t = tags.get(ValueLayout.JAVA_SHORT, tagAt(s, j));
+                    short t = tagGet(s, j);
                     if (t == 0) {
                         break;
                     }
                     int home = home(hash(cells.get(ValueLayout.JAVA_LONG, cellAt(s, j) + 8)));
                     if (distance(home, j) >= distance(hole, j)) {
                         MemorySegment.copy(cells, cellAt(s, j), cells, cellAt(s, hole), CELL);
-                        tags.set(ValueLayout.JAVA_SHORT, tagAt(s, hole), t);
+                        tagSet(s, hole, t);
                         hole = j;
                     }
                 }
-                tags.set(ValueLayout.JAVA_SHORT, tagAt(s, hole), (short) 0);
+                tagSet(s, hole, (short) 0);
                 endMutation(so);
                 return true;
             } finally {
