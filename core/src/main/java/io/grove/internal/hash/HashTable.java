@@ -692,6 +692,14 @@ final class HashTable {
     }
 
     /**
+     * Under the lock: whether a put may replace entry {@code e}'s value by one of {@code length} bytes in place
+     * ({@link #replaceValue}): the lengths are equal and the table is in memory.
+     */
+    boolean replacesValueInPlace(long e, int length) {
+        return !checked && length == valueLength(e);
+    }
+
+    /**
      * Under the lock: replaces the value of entry {@code e} of segment {@code s} by the first {@code length} bytes of
      * {@code value}, as long as the value they replace, in place: with the entry's stamp odd, it takes a new identity
      * (so handles on the old value fail, as the zero-copy API promises for a put) and copies the bytes. No mutation
@@ -699,6 +707,7 @@ final class HashTable {
      * for the stamp. Only in a table in memory, whose entries carry no check word and need no before-image.
      */
     void replaceValue(int s, long e, MemorySegment value, int length) {
+        assert replacesValueInPlace(e, length);
         MemorySegment eb = pool.segment(e);
         long eo = pool.payloadOffset(e);
         long odd = beginValueWrite(e);

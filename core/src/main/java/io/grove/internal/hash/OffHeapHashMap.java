@@ -40,8 +40,6 @@ import java.util.function.Function;
 public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements GroveHashMap<K, V>, Budget.Victims {
     private final Pool pool;
     private final boolean ownsPool;
-    /** Whether the table is in a file: its entries carry check words, and puts never replace values in place. */
-    private final boolean inFile;
     final Serializer<K> keySerializer;
     final Serializer<V> valueSerializer;
     final HashTable table;
@@ -191,7 +189,6 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             HashTable table, Bounds<K, V> bounds) {
         this.pool = pool;
         this.ownsPool = ownsPool;
-        this.inFile = pool.inFile();
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
         this.table = table;
@@ -327,7 +324,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
         int size = SliceWriter.sizeOf(valueSerializer, value);
-        if (!inFile && size <= Scratch.MAX_VALUE_BUFFER && size == table.valueLength(entry)) {
+        if (size <= Scratch.MAX_VALUE_BUFFER && table.replacesValueInPlace(entry, size)) {
             MemorySegment bytes = scratch.valueBuffer(size);
             SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, bytes, 0);
             table.replaceValue(s, entry, bytes, size);
