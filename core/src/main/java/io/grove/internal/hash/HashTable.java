@@ -258,7 +258,7 @@ final class HashTable {
         long perSegment = slotsPerSegment(expectedSize, segmentBits);
         int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
         return bits + segmentBits + 4 >= 63 ? Long.MAX_VALUE
-                : (1L << (bits + segmentBits)) * (Long.BYTES + Short.BYTES);
+                : (1L << (bits + segmentBits)) * (Long.BYTES + Byte.BYTES);
     }
 
     // ---- structure, for the classes that work on it (growth, eviction, the bound) ------------------------------
@@ -404,11 +404,11 @@ final class HashTable {
         MemorySegment tb = pool.segment(tags);
         long to = pool.payloadOffset(tags);
         long hash = scratch.keyHash();
-        short tag = TagLayout.tagOf(hash);
+        byte tag = TagLayout.tagOf(hash);
         long slotTag = SlotLayout.tagBits(hash);
         long i = SlotLayout.homeOf(hash, mask);
         for (long steps = 0; steps <= mask; steps++, i = (i + 1) & mask) {
-            short t = TagLayout.get(tb, to, i);
+            byte t = TagLayout.get(tb, to, i);
             if (t == TagLayout.EMPTY) {
                 return 0;
             }

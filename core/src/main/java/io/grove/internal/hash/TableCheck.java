@@ -123,10 +123,10 @@ public final class TableCheck {
         for (long k = 1; k <= mask + 1; k++) {
             long i = (empty + k) & mask;
             long slot = SlotLayout.get(ab, ao, i);
-            short tag = TagLayout.get(tb, to, i);
+            byte tag = TagLayout.get(tb, to, i);
             if (slot == SlotLayout.EMPTY) {
                 if (tag != TagLayout.EMPTY) {
-                    problem(s, "slot " + i + ": empty, but its tag is " + Integer.toHexString(tag & 0xFFFF)
+                    problem(s, "slot " + i + ": empty, but its tag is " + Integer.toHexString(tag & 0xFF)
                             + ": lookups read it");
                 }
                 runStart = i;
@@ -168,7 +168,7 @@ public final class TableCheck {
      * Checks the entry slot {@code i} names, whose tag in the tag array is {@code tag}: its payload length, or -1 if
      * it is not an entry.
      */
-    private long entry(int s, long i, long slot, short tag) {
+    private long entry(int s, long i, long slot, byte tag) {
         long e = pool.currentReference(SlotLayout.granule(slot));
         String where = "slot " + i + ": entry " + e;
         if (!pool.isLive(e)) {
@@ -194,8 +194,8 @@ public final class TableCheck {
                     + Long.toHexString(SlotLayout.tagOf(slot)));
         }
         if (tag != TagLayout.tagOf(hash)) {
-            problem(s, where + ": its key's tag is " + Integer.toHexString(TagLayout.tagOf(hash) & 0xFFFF)
-                    + ", the tag array has " + Integer.toHexString(tag & 0xFFFF) + (tag == TagLayout.EMPTY
+            problem(s, where + ": its key's tag is " + Integer.toHexString(TagLayout.tagOf(hash) & 0xFF)
+                    + ", the tag array has " + Integer.toHexString(tag & 0xFF) + (tag == TagLayout.EMPTY
                             ? " (empty: lookups stop before it)" : " (lookups pass it by)"));
         }
         if (checked && EntryLayout.check(eb, eo, length) != EntryLayout.storedCheck(eb, eo)) {

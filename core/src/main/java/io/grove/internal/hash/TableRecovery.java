@@ -141,7 +141,7 @@ final class TableRecovery {
         long n = 1L << SegmentLayout.slotBits(sb, so);
         for (long i = 0; i < n; i++) {
             long slot = SlotLayout.get(ab, ao, i);
-            short tag = TagLayout.EMPTY;
+            byte tag = TagLayout.EMPTY;
             if (slot != SlotLayout.EMPTY) {
                 long e = pool.currentReference(SlotLayout.granule(slot));
                 MemorySegment eb = pool.segment(e);

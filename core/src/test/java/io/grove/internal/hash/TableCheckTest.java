@@ -117,19 +117,26 @@ class TableCheckTest {
         });
     }
 
-    private static void setTag(OffHeapHashMap<Long, String> map, long i, short tag) {
+    private static void setTag(OffHeapHashMap<Long, String> map, long i, byte tag) {
         long tags = SegmentLayout.tags(map.table.block(0), map.table.offset(0));
         TagLayout.set(map.pool().segment(tags), map.pool().payloadOffset(tags), i, tag);
     }
 
+    /** Gives slot {@code i} an occupied tag that is not its key's: the key's own with its lowest bit flipped. */
+    private static void flipTag(OffHeapHashMap<Long, String> map, long i) {
+        long tags = SegmentLayout.tags(map.table.block(0), map.table.offset(0));
+        byte tag = TagLayout.get(map.pool().segment(tags), map.pool().payloadOffset(tags), i);
+        setTag(map, i, (byte) (tag ^ 1));
+    }
+
     @Test
     void aTagAtAnEmptySlotIsFound() {
-        assertFinds("empty, but its tag is", map -> setTag(map, emptyAfter(map.pool(), map.table, 0), (short) -1));
+        assertFinds("empty, but its tag is", map -> setTag(map, emptyAfter(map.pool(), map.table, 0), (byte) -1));
     }
 
     @Test
     void aTagThatIsNotTheKeysIsFound() {
-        assertFinds("(lookups pass it by)", map -> setTag(map, firstEntry(map.pool(), map.table).slot(), (short) -1));
+        assertFinds("(lookups pass it by)", map -> flipTag(map, firstEntry(map.pool(), map.table).slot()));
         assertFinds("(empty: lookups stop before it)",
                 map -> setTag(map, firstEntry(map.pool(), map.table).slot(), TagLayout.EMPTY));
     }
