@@ -184,10 +184,12 @@ class FileBackedMapTest {
     void aNewerFormatIsRefusedAndTheFileStillOpensAfterwards() throws IOException {
         Path file = soundFile("newer.grove");
         byte[] original = header(file);
-        overwrite(file, 8, new byte[] {6, 0, 0, 0});
-        assertRefused(GroveFileException.class, file, "format version 6", () -> builder(file).build());
-        overwrite(file, 8, new byte[] {4, 0, 0, 0}); // an older format, never released
-        assertRefused(GroveFileException.class, file, "format version 4", () -> builder(file).build());
+        int newer = FileHeader.FORMAT_VERSION + 1;
+        overwrite(file, 8, new byte[] {(byte) newer, 0, 0, 0});
+        assertRefused(GroveFileException.class, file, "format version " + newer, () -> builder(file).build());
+        int older = FileHeader.FORMAT_VERSION - 1; // never released
+        overwrite(file, 8, new byte[] {(byte) older, 0, 0, 0});
+        assertRefused(GroveFileException.class, file, "format version " + older, () -> builder(file).build());
         overwrite(file, 0, original);
         try (GroveHashMap<Long, String> map = builder(file).build()) {
             assertEquals("one", map.get(1L));

@@ -43,7 +43,8 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
      * the last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
      * arrays, 16-byte entry headers with a check word. 4 (2026-11-27): a tag array of 2-byte tags beside each slot
      * array. 5 (2026-11-27): 24-byte entry headers with an entry identity, 96-byte segment records. 6 (2026-11-27):
-     * 1-byte tags. Files of formats 1 to 5 were never released.
+     * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). Files of formats 1
+     * to 5 were never released.
      */
     public static final int FORMAT_VERSION = 6;
     /** The header's page. */

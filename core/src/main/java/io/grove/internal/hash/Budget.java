@@ -120,13 +120,13 @@ final class Budget {
                 return;
             }
             for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
-                gained |= takeSpare((s + i) & (segments - 1), s, needEntries, needBytes); // R4
+                gained |= takeSpare((s + i) % segments, s, needEntries, needBytes); // R4
             }
             if (takeOwn(s, needEntries, needBytes)) {
                 return;
             }
             for (int i = 1; i < segments && !covered(s, needEntries, needBytes); i++) {
-                int t = (s + i) & (segments - 1);
+                int t = (s + i) % segments;
                 long token = table.tryLock(t); // R5
                 if (token >= 0) {
                     try {

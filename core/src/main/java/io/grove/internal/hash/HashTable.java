@@ -14,14 +14,17 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Implementation notes.
  *
- * <p><b>Shape.</b> A fixed power-of-two number of segments, chosen from the expected size. A key's 64-bit hash
- * ({@link KeyHash}) picks the segment by its top bits and the home slot by its low bits. Each segment
+ * <p><b>Shape.</b> A fixed number of segments, chosen from the expected size (any number, so that a table sized for
+ * its expected entries fills its power-of-two slot arrays to about 0.65 whatever that size: with a power-of-two
+ * number the load at the expected size fell anywhere between 3/8 and 3/4, e.g. 0.48 at 1M). A key's 64-bit hash
+ * ({@link KeyHash}) picks the segment by its top 24 bits ({@link #segmentOf(long, int)}) and the home slot by its low
+ * bits. Each segment
  * ({@link SegmentLayout}) has a lock, a seqlock version, a count and an open-addressed slot array with linear
  * probing ({@link SlotLayout}): a slot holds a tag of the key's hash next to the granule of the entry
  * ({@link EntryLayout}: one slice holding fields, key and value), and a tag array beside it ({@link TagLayout})
- * holds 15 more hash bits per slot. A lookup reads the segment record, probes the tag array (one cache line for
+ * holds 7 more hash bits per slot. A lookup reads the segment record, probes the tag array (one cache line for
  * most lookups), reads the slot whose tag matches and the entry whose slot's tag matches too: a wrong candidate
- * costs a slot miss only when 15 hash bits collide, an entry miss when 15 + 29 - log2(slots) do. The directory
+ * costs a slot miss only when 7 hash bits collide, an entry miss when 7 + 29 - log2(slots) do. The directory
  * ({@link DirectoryLayout}) lists the segments' references. A bounded map's bound is accounted by {@link Budget},
  * its evictions chosen by {@link ClockEviction}.
  *
@@ -83,7 +86,6 @@ final class HashTable {
      * closes whole, and its arena makes every racing access throw {@link IllegalStateException}.
      */
     private final boolean sharedPool;
-    private final int segmentShift;
     private final SegmentGrowth growth;
     /** Whether entries carry a check word ({@link EntryLayout}): in a table in a file. */
     private final boolean checked;
@@ -93,16 +95,15 @@ final class HashTable {
     private volatile boolean quiesced;
 
     /**
-     * A table sized for {@code expectedSize} entries ({@link #segmentBits}, {@link #initialSlotBits}), with the
-     * budget {@code freeEntries} and {@code freeBytes} in its directory ({@link Budget}; 0 when unbounded).
-     * {@code sharedPool}: whether other maps draw on {@code pool} too.
+     * A table of {@code segments} segments of {@code 2^slotBits} slots, sized for its expected entries
+     * ({@link #segmentCount}, {@link #initialSlotBits}), with the budget {@code freeEntries} and {@code freeBytes} in
+     * its directory ({@link Budget}; 0 when unbounded). {@code sharedPool}: whether other maps draw on {@code pool}
+     * too.
      */
-    HashTable(Pool pool, boolean sharedPool, int segmentBits, int slotBits, long freeEntries, long freeBytes) {
+    HashTable(Pool pool, boolean sharedPool, int segments, int slotBits, long freeEntries, long freeBytes) {
         this.pool = pool;
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
-        int segments = 1 << segmentBits;
-        this.segmentShift = segmentShift(1 << segmentBits);
         this.growth = new SegmentGrowth(pool);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
@@ -164,11 +165,10 @@ final class HashTable {
             throw new IllegalStateException("no live hash table directory at reference " + directory);
         }
         int segments = DirectoryLayout.segmentsIn(pool.length(directory));
-        if (segments < 1 || Integer.bitCount(segments) != 1) {
+        if (segments < 1 || segments > MAX_SEGMENTS) {
             throw new IllegalStateException("a hash table directory of " + pool.length(directory)
-                    + " bytes, which lists no power-of-two number of segments");
+                    + " bytes, which lists " + segments + " segments (1 to " + MAX_SEGMENTS + " expected)");
         }
-        this.segmentShift = segmentShift(segments);
         this.growth = new SegmentGrowth(pool);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
@@ -193,40 +193,52 @@ final class HashTable {
         return directory;
     }
 
+    /** The fewest segments a table has (unless bounded to fewer entries) and the most. */
+    static final int MIN_SEGMENTS = 16;
+    static final int MAX_SEGMENTS = 4096;
+
     /**
-     * log2 of the number of segments for {@code expectedSize} entries: about one per 512 expected entries, 16 to
-     * 4,096, and no more than {@code maxEntries} (a bounded map's segments each hold at least one entry). At least
-     * as many, up to 4,096, as it takes for the pool's memory ({@code memoryLimit}) to run out before the segments
-     * fill 7/8 of their largest slot arrays ({@code maxSliceSize / 8} slots, {@link SegmentGrowth}) with entries of
-     * the smallest size ({@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot): so a map built without an
-     * expected size still holds as much as its pool does, for a slot array cannot outgrow one slice. With the
-     * default 8 MiB blocks a segment holds half a million slots, and a pool of 9 GB makes 1,024 segments.
+     * The most entries per segment, on average, that a table sized for its expected entries plans for:
+     * {@link #slotsPerSegment} of this share is 1,024 slots (the share, four standard deviations above it, fills
+     * 3/4 of them), so the table starts with 1,024 slots per segment at a load of about 0.64.
      */
-    static int segmentBits(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize) {
-        int bits = Math.clamp(64 - Long.numberOfLeadingZeros(Math.max(1, expectedSize / 512)), 4, 12);
+    static final int SEGMENT_SHARE = 662;
+
+    /**
+     * The number of segments for {@code expectedSize} entries: one per {@value #SEGMENT_SHARE} expected entries,
+     * {@value #MIN_SEGMENTS} to {@value #MAX_SEGMENTS}, and no more than {@code maxEntries} (a bounded map's
+     * segments each hold at least one entry). At least as many, up to {@value #MAX_SEGMENTS}, as it takes for the
+     * pool's memory ({@code memoryLimit}) to run out before the segments fill 7/8 of their largest slot arrays
+     * ({@code maxSliceSize / 8} slots, {@link SegmentGrowth}) with entries of the smallest size
+     * ({@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot): so a map built without an expected size still
+     * holds as much as its pool does, for a slot array cannot outgrow one slice. With the default 8 MiB blocks a
+     * segment holds half a million slots, and a pool of 9 GB (10^9 bytes) makes 409 segments.
+     */
+    static int segmentCount(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize) {
+        long segments = Math.clamp(Math.ceilDiv(expectedSize, SEGMENT_SHARE), MIN_SEGMENTS, MAX_SEGMENTS);
         long slotsPerSegment = Math.min(1L << SlotLayout.MAX_BITS, Integer.highestOneBit(maxSliceSize / Long.BYTES));
         long entriesPerSegment = slotsPerSegment - slotsPerSegment / 8;
-        long fillingSegments = memoryLimit / (SMALLEST_ENTRY + Long.BYTES) / entriesPerSegment;
-        bits = Math.max(bits, Math.min(12, 64 - Long.numberOfLeadingZeros(fillingSegments)));
-        return Math.min(bits, 63 - Long.numberOfLeadingZeros(maxEntries));
+        long fillingSegments = Math.ceilDiv(Math.ceilDiv(memoryLimit, SMALLEST_ENTRY + Long.BYTES), entriesPerSegment);
+        segments = Math.max(segments, Math.min(MAX_SEGMENTS, fillingSegments));
+        return (int) Math.max(1, Math.min(segments, maxEntries));
     }
 
     /** The bytes of the smallest entry's slice: Nova's 16-byte header and the entry's 24 bytes of fields. */
     private static final int SMALLEST_ENTRY = 40;
 
     /**
-     * log2 of the slots each of {@code 2^segmentBits} segments starts with: room for its share of
+     * log2 of the slots each of {@code segments} segments starts with: room for its share of
      * {@code expectedSize} entries at 3/4 load ({@link #slotsPerSegment}), within the largest slot array
      * ({@link SegmentGrowth#maxSlotBits}); in memory ({@code inFile} false) no more than
      * {@value #MAX_INITIAL_SLOT_BYTES} bytes of slots in all, so that a large expected size does not commit memory
      * before entries arrive (segments grow as they fill). A table in a file gets the full size at once: its file
      * is sized for it anyway, and no writer then waits for a segment's rehash while the table fills.
      */
-    static int initialSlotBits(long expectedSize, int segmentBits, int maxSliceSize, boolean inFile) {
-        long perSegment = slotsPerSegment(expectedSize, segmentBits);
+    static int initialSlotBits(long expectedSize, int segments, int maxSliceSize, boolean inFile) {
+        long perSegment = slotsPerSegment(expectedSize, segments);
         int cap = Math.min(SlotLayout.MAX_BITS, 31 - Integer.numberOfLeadingZeros(maxSliceSize / Long.BYTES));
         if (!inFile) {
-            cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_SLOT_BYTES / Long.BYTES) - segmentBits);
+            cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_SLOT_BYTES / Long.BYTES / segments));
         }
         return Math.clamp(64 - Long.numberOfLeadingZeros(perSegment - 1), SegmentGrowth.MIN_SLOT_BITS,
                 Math.max(SegmentGrowth.MIN_SLOT_BITS, cap));
@@ -237,28 +249,28 @@ final class HashTable {
      * the mean share plus four standard deviations (the keys fall in segments at random), so that one segment in
      * about 30,000 exceeds it.
      */
-    private static long slotsPerSegment(long expectedSize, int segmentBits) {
-        long mean = expectedSize >>> segmentBits;
+    static long slotsPerSegment(long expectedSize, int segments) {
+        long mean = Math.ceilDiv(expectedSize, segments);
         long share = mean + 4 * (long) Math.ceil(Math.sqrt(mean)) + 1;
         return share > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : share / 3 * 4 + 1;
     }
 
     /**
-     * The most bytes of slot arrays a table in memory starts with: 16 MiB (1,024 slots per segment with 2,048
-     * segments).
+     * The most bytes of slot arrays a table in memory starts with: 16 MiB (1,024 slots per segment for up to 2,048
+     * segments, i.e. up to about 1.35 million expected entries; the segments of a larger table start smaller and
+     * grow as entries arrive).
      */
     static final long MAX_INITIAL_SLOT_BYTES = 16L << 20;
 
     /**
-     * The bytes of slot and tag arrays a table of {@code 2^segmentBits} segments has when it holds
+     * The bytes of slot and tag arrays a table of {@code segments} segments has when it holds
      * {@code expectedSize} entries at 3/4 load (each segment's arrays a power of two); {@link Long#MAX_VALUE} if
      * that does not fit a {@code long}.
      */
-    static long slotBytesAt(long expectedSize, int segmentBits) {
-        long perSegment = slotsPerSegment(expectedSize, segmentBits);
+    static long slotBytesAt(long expectedSize, int segments) {
+        long perSegment = slotsPerSegment(expectedSize, segments);
         int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
-        return bits + segmentBits + 4 >= 63 ? Long.MAX_VALUE
-                : (1L << (bits + segmentBits)) * (Long.BYTES + Byte.BYTES);
+        return bits + 13 + 4 >= 63 ? Long.MAX_VALUE : (1L << bits) * segments * (Long.BYTES + Byte.BYTES);
     }
 
     // ---- structure, for the classes that work on it (growth, eviction, the bound) ------------------------------
@@ -288,17 +300,17 @@ final class HashTable {
     }
 
     int segmentOf(long hash) {
-        return segmentOf(hash, segmentShift);
+        return segmentOf(hash, segmentBlocks.length);
     }
 
-    /** The segment of a key with this hash in a table of {@code 2^(63 - segmentShift)} segments: its top bits. */
-    static int segmentOf(long hash, int segmentShift) {
-        return (int) (hash >>> 1 >>> segmentShift); // shifts by 64 - bits in two steps: bits may be 0
-    }
-
-    /** The shift {@link #segmentOf(long, int)} takes for a table of {@code segments} segments (a power of two). */
-    static int segmentShift(int segments) {
-        return 63 - Integer.numberOfTrailingZeros(segments);
+    /**
+     * The segment of a key with this hash in a table of {@code segments} segments (at most {@value #MAX_SEGMENTS}):
+     * the hash's top 24 bits scaled to the segment count (multiplied, then shifted: each segment gets
+     * {@code 2^24 / segments} of their values, rounded down or up), bits that neither the slots' tags (bits 0-28,
+     * {@link SlotLayout}) nor the tag array (bits 29-35, {@link TagLayout}) use.
+     */
+    static int segmentOf(long hash, int segments) {
+        return (int) (((hash >>> 40) * segments) >>> 24);
     }
 
     // ---- lock-free reads ---------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import java.util.function.Function;
  * meanwhile: an entry present throughout the iteration is returned exactly once. Within a position, entries come
  * in the order of their references, which growth does not change. A segment whose entry count reads 0 when the
  * walk reaches it is skipped: an entry present throughout the iteration keeps the count of its segment above 0 (a
- * map on a large pool has many segments, mostly empty while it is small; {@link HashTable#segmentBits}). Keys and
+ * map on a large pool has many segments, mostly empty while it is small; {@link HashTable#segmentCount}). Keys and
  * values are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
  */
 final class HashViews {

@@ -172,16 +172,16 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {
-        int segmentBits = HashTable.segmentBits(expectedSize, bounds.maximumSize(), pool.memoryLimit(),
+        int segments = HashTable.segmentCount(expectedSize, bounds.maximumSize(), pool.memoryLimit(),
                 pool.maxSliceSize());
-        long tableBytes = HashTable.slotBytesAt(expectedSize, segmentBits);
+        long tableBytes = HashTable.slotBytesAt(expectedSize, segments);
         if (tableBytes > pool.memoryLimit()) {
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
                     + " bytes of slot and tag arrays alone, more than the memory limit of " + pool.memoryLimit()
                     + " bytes");
         }
-        int slotBits = HashTable.initialSlotBits(expectedSize, segmentBits, pool.maxSliceSize(), pool.inFile());
-        return new HashTable(pool, !ownsPool, segmentBits, slotBits, Budget.initialFree(bounds.maximumSize()),
+        int slotBits = HashTable.initialSlotBits(expectedSize, segments, pool.maxSliceSize(), pool.inFile());
+        return new HashTable(pool, !ownsPool, segments, slotBits, Budget.initialFree(bounds.maximumSize()),
                 Budget.initialFree(bounds.maximumBytes()));
     }
 

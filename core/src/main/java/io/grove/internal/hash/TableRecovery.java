@@ -90,7 +90,6 @@ final class TableRecovery {
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
         int segments = DirectoryLayout.segmentsIn(pool.length(directory));
-        int segmentShift = HashTable.segmentShift(segments);
         long usedEntries = 0;
         long usedBytes = 0;
         for (int s = 0; s < segments; s++) {
@@ -101,7 +100,7 @@ final class TableRecovery {
             recovery.keep(segment);
             MemorySegment sb = pool.segment(segment);
             long so = pool.payloadOffset(segment);
-            recovery.repairSegment(s, segmentShift, sb, so);
+            recovery.repairSegment(s, segments, sb, so);
             usedEntries += SegmentLayout.count(sb, so);
             usedBytes += SegmentLayout.bytes(sb, so);
             SegmentLayout.setSpare(sb, so, Budget.ENTRIES, 0);
@@ -165,7 +164,7 @@ final class TableRecovery {
         return bound == Long.MAX_VALUE ? Budget.initialFree(bound) : Math.max(0, bound - used);
     }
 
-    private void repairSegment(int s, int segmentShift, MemorySegment sb, long so) {
+    private void repairSegment(int s, int segments, MemorySegment sb, long so) {
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
             SegmentLayout.forceUnlock(sb, so);
             unlocked++;
@@ -219,7 +218,7 @@ final class TableRecovery {
                 duplicatesRemoved++;
                 continue; // slot i holds the next slot of the run now
             }
-            long e = soundEntry(s, segmentShift, slot);
+            long e = soundEntry(s, segments, slot);
             if (e == 0) {
                 HashTable.shiftBack(ab, ao, null, 0, mask, i);
                 unsoundDropped++;
@@ -327,7 +326,7 @@ final class TableRecovery {
      * The entry that occupied slot {@code slot} of segment {@code s} names, once an in-place update it was in is
      * put back; 0 if it is unsound (see the class notes).
      */
-    private long soundEntry(int s, int segmentShift, long slot) {
+    private long soundEntry(int s, int segments, long slot) {
         try {
             long e = pool.currentReference(SlotLayout.granule(slot));
             if (!pool.isLive(e)) {
@@ -341,7 +340,7 @@ final class TableRecovery {
                 return 0;
             }
             long hash = KeyHash.of(eb, eo + EntryLayout.KEY, keyLength);
-            if (HashTable.segmentOf(hash, segmentShift) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
+            if (HashTable.segmentOf(hash, segments) != s || SlotLayout.tagBits(hash) != SlotLayout.tagOf(slot)) {
                 return 0;
             }
             long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));

@@ -23,7 +23,7 @@ import java.lang.invoke.VarHandle;
  * tags took 4 MiB and missed on a fifth of the gets' samples, and section 6's prototype ran 10-20% faster with
  * 1.25 MB of one-byte tags than with 2.7-4 MB of two-byte ones (the experiment note "lookup path", section 9); the
  * slot's own 29-bit tag still keeps a wrong candidate from costing an entry miss. The bits are not
- * those of the slot's own tag ({@link SlotLayout}: bits 0-28, the home) nor the segment's (the top 12 at most), so
+ * those of the slot's own tag ({@link SlotLayout}: bits 0-28, the home) nor the segment's (the top 24), so
  * that they filter at every array size. A tag is zero exactly where its slot is empty; a tag never says anything
  * the slot and its entry do not, so a recovery rebuilds the tags from the entries ({@code TableRecovery}).
  */
