@@ -44,7 +44,8 @@ import java.util.concurrent.CountDownLatch;
  *       run back (no tombstones), inside the segment's mutation.
  *   <li>{@code cells}: entries inline in fixed-size cells located from the hash, probed through a compact array
  *       of 2-byte tags that stays in the cache ({@link Cells}); values always overwritten in place.
- *       {@code -Dtag1=true}: 1-byte tags (an occupied bit and 7 hash bits), {@code -Dload=}: the cells' load.
+ *       {@code -Dtag1=true}: 1-byte tags (an occupied bit and 7 hash bits), {@code -Dload=}: the cells' load,
+ *       {@code -Dspeculate=true}: the home cell's key loaded before the tags, so that its miss overlaps theirs.
 
  *   <li>{@code floor}: no table at all: entry {@code id} at {@code id * 288} of one segment; the cost of touching
  *       one entry (one dependent miss), a lower bound for any table. {@code -Dhuge=true}: the segment on
@@ -564,6 +565,11 @@ public final class LookupPath {
                 System.getProperty("load", "0.75")));
         /** Bytes per tag: 2, or 1 with {@code -Dtag1=true}. */
         static final int TAG = Boolean.getBoolean("tag1") ? 1 : 2;
+        /**
+         * With {@code -Dspeculate=true} a get loads the home cell's key before it reads the tags, so that the cell's
+         * miss overlaps a tag miss (the home cell's address needs no tag).
+         */
+        static final boolean SPECULATE = Boolean.getBoolean("speculate");
         final MemorySegment tags = Arena.global().allocate((long) SEGMENTS * CELLS * TAG, 64);
         final MemorySegment cells = Arena.global().allocate((long) SEGMENTS * CELLS * CELL, 4096);
 
@@ -618,6 +624,7 @@ public final class LookupPath {
             int start = home(h);
             while (true) {
                 long v = stableVersion(so);
+                long homeKey = SPECULATE ? cells.get(ValueLayout.JAVA_LONG, cellAt(s, start) + 8) : 0;
                 int result = 0;
                 for (int i = start, n = 0; n < CELLS; i = next(i), n++) {
                     short t = tagGet(s, i);
@@ -626,7 +633,7 @@ public final class LookupPath {
                     }
                     if (t == tag) {
                         long c = cellAt(s, i);
-                        if (cells.get(ValueLayout.JAVA_LONG, c + 8) == key) {
+                        if ((SPECULATE && i == start ? homeKey : cells.get(ValueLayout.JAVA_LONG, c + 8)) == key) {
                             result = readValue(cells, c, c + 16, out) ? 1 : -1;
                             break;
                         }
