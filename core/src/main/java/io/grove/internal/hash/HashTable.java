@@ -32,12 +32,12 @@ import java.lang.invoke.VarHandle;
  * lock in the segment record, off heap so that it can work across processes), search, and change slots only
  * inside a mutation (version odd). A new entry is written (and, in a file, sealed with its check word) while
  * private, before one release store of its slot links it; a put on a present key stores the new entry's slot in
- * the old one's place, or, in a table in memory with a value of the same size, copies the value over the old one
- * under the entry's stamp with a new identity ({@link #replaceValue}); either way handles on the old value fail,
- * as the zero-copy API promises. A removal empties the slot and shifts the rest of its run back (no tombstones, so
- * probe lengths do not grow with churn). Removed and replaced entries are deleted through Nova after the mutation.
- * Only the zero-copy API's in-place updates and puts of a value of the same size write into a linked entry, under its
- * stamp.
+ * the old one's place, or, with a value of the same size, copies the value over the old one under the entry's stamp
+ * with a new identity ({@link #replaceValue}; in a file after saving the old value); either way handles on the old
+ * value fail, as the zero-copy API promises. A removal empties the slot and shifts the rest of its run back (no
+ * tombstones, so probe lengths do not grow with churn). Removed and replaced entries are deleted through Nova after
+ * the mutation. Only the zero-copy API's in-place updates and puts of a value of the same size write into a linked
+ * entry, under its stamp.
  *
  * <p><b>Readers</b> take no lock and never wait for a writer of another key. (1) The search: read the segment's
  * version (waiting while it is odd: a short mutation of the slots, never user code), probe, fence loads and
@@ -705,10 +705,10 @@ final class HashTable {
 
     /**
      * Under the lock: whether a put may replace entry {@code e}'s value by one of {@code length} bytes in place
-     * ({@link #replaceValue}): the lengths are equal and the table is in memory.
+     * ({@link #replaceValue}): the lengths are equal.
      */
     boolean replacesValueInPlace(long e, int length) {
-        return !checked && length == valueLength(e);
+        return length == valueLength(e);
     }
 
     /**
@@ -716,16 +716,24 @@ final class HashTable {
      * {@code value}, as long as the value they replace, in place: with the entry's stamp odd, it takes a new identity
      * (so handles on the old value fail, as the zero-copy API promises for a put) and copies the bytes. No mutation
      * of the segment: its readers of other keys, and of this key's slot, go on; readers of this entry's value wait
-     * for the stamp. Only in a table in memory, whose entries carry no check word and need no before-image.
+     * for the stamp. In a table in a file the old value is saved first ({@link #saveBeforeImage}: a process killed
+     * while the stamp is odd leaves an image the reopen puts back, as for the zero-copy API's in-place updates) and
+     * the entry's check word is recomputed before the stamp turns even.
      */
     void replaceValue(int s, long e, MemorySegment value, int length) {
         assert replacesValueInPlace(e, length);
         MemorySegment eb = pool.segment(e);
         long eo = pool.payloadOffset(e);
+        int start = EntryLayout.valueOffset(EntryLayout.keyLength(eb, eo));
+        long image = checked ? saveBeforeImage(s, e, start) : 0;
         long odd = beginValueWrite(e);
         EntryLayout.setIdentity(eb, eo, SegmentLayout.takeIdentity(segmentBlocks[s], segmentOffsets[s]));
-        MemorySegment.copy(value, 0, eb, valueOffset(e), length);
+        MemorySegment.copy(value, 0, eb, eo + start, length);
+        seal(e);
         endValueWrite(e, odd);
+        if (image != 0) {
+            forgetBeforeImage(s, image);
+        }
     }
 
     /**

@@ -317,10 +317,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     /**
-     * Under the lock: replaces entry {@code entry}'s value by {@code value}. In a table in memory a value of the same
-     * size (up to {@link Scratch#MAX_VALUE_BUFFER} bytes) is serialized into the scratch and copied over the old one in
-     * place ({@link HashTable#replaceValue}: no allocation, no mutation of the segment); otherwise a new entry holding
-     * the same key and {@code value} takes the old one's place. Either way, handles on the old value fail.
+     * Under the lock: replaces entry {@code entry}'s value by {@code value}. A value of the same size (up to
+     * {@link Scratch#MAX_VALUE_BUFFER} bytes) is serialized into the scratch and copied over the old one in place
+     * ({@link HashTable#replaceValue}: no mutation of the segment, and in memory no allocation; a table in a file
+     * saves the old value first); otherwise a new entry holding the same key and {@code value} takes the old one's
+     * place. Either way, handles on the old value fail.
      */
     void replaceWith(int s, long entry, V value, Scratch scratch) {
         int size = SliceWriter.sizeOf(valueSerializer, value);
