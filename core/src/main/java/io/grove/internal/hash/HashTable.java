@@ -193,8 +193,9 @@ final class HashTable {
         return directory;
     }
 
-    /** The fewest segments a table has (unless bounded to fewer entries) and the most. */
+    /** The fewest segments a table has, unless it is bounded to fewer entries. */
     static final int MIN_SEGMENTS = 16;
+    /** The most segments a table has: 2^12, few enough to scale the hash's top 24 bits ({@link #segmentOf}). */
     static final int MAX_SEGMENTS = 4096;
 
     /**
@@ -270,6 +271,7 @@ final class HashTable {
     static long slotBytesAt(long expectedSize, int segments) {
         long perSegment = slotsPerSegment(expectedSize, segments);
         int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
+        // segments < 2^13 and 9 bytes per slot < 2^4: the product fits a long below 2^(bits + 17)
         return bits + 13 + 4 >= 63 ? Long.MAX_VALUE : (1L << bits) * segments * (Long.BYTES + Byte.BYTES);
     }
 
