@@ -1,6 +1,7 @@
 package io.grove.internal.hash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveHashMap;
@@ -10,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,9 +43,14 @@ class InPlacePutJournalTest {
             long so = table.offset(s);
 
             AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread writer = Thread.ofPlatform().start(() -> {
-                for (int i = 0; !stop.get(); i++) {
-                    map.put(KEY, (i & 1) == 0 ? b : a);
+                try {
+                    for (int i = 0; !stop.get(); i++) {
+                        map.put(KEY, (i & 1) == 0 ? b : a);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
                 }
             });
             long oddStamps = 0;
@@ -66,6 +73,7 @@ class InPlacePutJournalTest {
                 stop.set(true);
                 writer.join();
             }
+            assertNull(failure.get(), "the writer failed");
             assertTrue(oddStamps > 0, "vacuous: no put was observed in progress");
             scratch = map.begin(KEY);
             assertEquals(e, table.findLockFree(s, scratch), "the puts replaced the entry instead of writing in place");
