@@ -40,8 +40,8 @@ import java.util.concurrent.ConcurrentMap;
  * than any entry can hold ({@code maxSliceSize() - 24} bytes, by its serializer's {@code size}) is never
  * serialized: reads and removals answer absent, and writes throw {@link IllegalArgumentException} naming its size
  * and the limit. A put that replaces a value (or an in-place update that resizes it) moves the entry to a new
- * slice, or, in a map in memory, copies a new value of the same size (up to 4 KiB) over the old one, giving the
- * entry a new identity: either way, handles from {@link #zc()} on its old value and on its key then fail with
+ * slice, or copies a new value of the same size (up to 4 KiB) over the old one, giving the entry a new identity:
+ * either way, handles from {@link #zc()} on its old value and on its key then fail with
  * {@link java.util.ConcurrentModificationException}, as after a removal.
  *
  * <p>Bounded mode ({@link Builder#maximumSize}, {@link Builder#maximumBytes}): an insertion that would exceed the

@@ -47,8 +47,8 @@ import java.lang.invoke.VarHandle;
  *       length is the slice's payload length (in Nova's header, 16 bytes before the stamp, so mostly on the same
  *       cache line) minus {@link #valueOffset}. A lookup and the value it finds are one slice: one cache miss
  *       fewer than a separate value slice. Changed in place by an in-place update of the zero-copy API, and by a
- *       put of a value of the same size in a table in memory (a new identity); any other put, or an update that
- *       resizes the value, replaces the whole entry by a new slice.
+ *       put of a value of the same size (a new identity; in a table in a file after a before-image); any other put,
+ *       or an update that resizes the value, replaces the whole entry by a new slice.
  * </ul>
  * All fields are in the platform's byte order and, but for {@code uses}, written under the segment's lock
  * ({@link SegmentLayout}) or while the slice is still private.
