@@ -69,7 +69,10 @@ public final class Registry {
                     new Scenario.Comparison("grove-hash-file", "lmdb"),
                     new Scenario.Comparison("grove-hash-file", "grove-hash"),
                     new Scenario.Comparison("grove-hash-hp", "chronicle"),
-                    new Scenario.Comparison("grove-hash-hp", "grove-hash"))).toList();
+                    new Scenario.Comparison("grove-hash-hp", "grove-hash"),
+                    new Scenario.Comparison("grove-hash-inline", "chronicle"),
+                    new Scenario.Comparison("grove-hash-inline", "chm"),
+                    new Scenario.Comparison("grove-hash-inline", "grove-hash"))).toList();
 
     /**
      * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
@@ -189,6 +192,7 @@ public final class Registry {
             GroveKv.INSTANCE,
             GroveKv.IN_FILE,
             GroveKv.HUGE_PAGES,
+            GroveKv.INLINE,
             ChmKv.INSTANCE,
             ChronicleKv.INSTANCE,
             OhcKv.INSTANCE,

@@ -38,6 +38,8 @@ import io.grove.serial.Serializers;
 import io.grove.testing.BadInput;
 import io.grove.testing.BadInput.LyingSerializer;
 import io.grove.view.Handle;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.AbstractMap.SimpleEntry;
 import java.util.ArrayList;
@@ -50,6 +52,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bad input to {@link GroveHashMap} (CONTRIBUTING.md, "Bad input"): each gets a clear exception and changes nothing,
@@ -458,6 +461,155 @@ class GroveHashMapBadInputTest {
                 () -> MemoryPool.builder().blockSize(1 << 20).memoryLimit(1 << 19).build());
         assertTrue(poolSmall.getMessage().contains(String.valueOf(1 << 19)), poolSmall::getMessage);
         assertTrue(poolSmall.getMessage().contains(String.valueOf(1 << 20)), poolSmall::getMessage);
+    }
+
+    // ---- inlineEntries ---------------------------------------------------------------------------------------
+
+    @Test
+    void inlineEntriesRejectsNegativeSizesNamingThem() {
+        Serializer<String> s = Serializers.strings();
+        IllegalArgumentException key = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(-1, 8));
+        assertTrue(key.getMessage().contains("inlineEntries") && key.getMessage().contains("-1"), key::getMessage);
+        IllegalArgumentException value = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, -3));
+        assertTrue(value.getMessage().contains("inlineEntries") && value.getMessage().contains("-3"),
+                value::getMessage);
+        assertThrows(IllegalArgumentException.class, () -> GroveHashMap.builder(s, s).inlineEntries(-1, -1));
+        assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(Integer.MIN_VALUE, 0));
+    }
+
+    @Test
+    void inlineEntriesIsRejectedForAMapInAFileAndCreatesNoFile(@TempDir Path dir) {
+        Serializer<String> s = Serializers.strings();
+        Path file = dir.resolve("inline.grove");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).file(file).inlineEntries(8, 8).build());
+        assertTrue(e.getMessage().contains("inlineEntries") && e.getMessage().contains("file"), e::getMessage);
+        assertFalse(Files.exists(file), "the rejected build created its file");
+        // in either order of the setters
+        IllegalArgumentException reversed = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, 8).file(file).build());
+        assertTrue(reversed.getMessage().contains("inlineEntries") && reversed.getMessage().contains("file"),
+                reversed::getMessage);
+        assertFalse(Files.exists(file), "the rejected build created its file");
+    }
+
+    @Test
+    void inlineEntriesIsRejectedForABoundedMapNamingTheBound() {
+        Serializer<String> s = Serializers.strings();
+        MemoryPool pool = closeLater(MemoryPool.builder().build());
+        IllegalArgumentException size = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).maximumSize(100).inlineEntries(8, 8).pool(pool).build());
+        assertTrue(size.getMessage().contains("inlineEntries") && size.getMessage().contains("maximumSize"),
+                size::getMessage);
+        IllegalArgumentException bytes = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, 8).maximumBytes(1 << 20).pool(pool).build());
+        assertTrue(bytes.getMessage().contains("inlineEntries") && bytes.getMessage().contains("maximumBytes"),
+                bytes::getMessage);
+        IllegalArgumentException both = assertThrows(IllegalArgumentException.class,
+                () -> GroveHashMap.builder(s, s).inlineEntries(0, 0).maximumSize(1).maximumBytes(1024)
+                        .evictionListener((k, v) -> { }).build());
+        assertTrue(both.getMessage().contains("inlineEntries"), both::getMessage);
+        assertEquals(0, pool.footprint().liveSlices(), "a rejected build left slices in the shared pool");
+    }
+
+    /**
+     * The largest cell {@code build()} accepts on a pool of {@code blockSize}-byte blocks: 1/1,024 of the block
+     * (8,192 bytes with the default blocks), as this project's brief states it. The builder's javadoc says "1/1,024
+     * of the largest slice of the pool", and the largest slice ({@link MemoryPool#maxSliceSize()}) is the block less
+     * its 16-byte slice header: by that reading the largest cell is 8,176 bytes. The tests below derive every figure
+     * from this method, so that settling the contract changes only this line.
+     */
+    private static long largestCell(int blockSize) {
+        return blockSize / 1024;
+    }
+
+    /** A cell's bytes: 16 of header, 24 of entry fields, the key rounded up to 8, the value, all rounded up to 16. */
+    private static long cellBytes(long keyBytes, long valueBytes) {
+        return (16 + 24 + ((keyBytes + 7) & ~7L) + valueBytes + 15) & ~15L;
+    }
+
+    /**
+     * {@code build()} rejects cells larger than {@link #largestCell} of the pool's blocks (its own pool's, or a
+     * shared pool's), naming the cell's size and that limit, and accepts the largest cells within it, whose entries
+     * are then stored and read back.
+     */
+    @Test
+    void inlineEntriesWithCellsLargerThanAThousandthOfABlockAreRejectedNamingBothSizes() {
+        Serializer<String> s = Serializers.strings();
+        long limit = largestCell(MemoryPool.Builder.DEFAULT_BLOCK_SIZE);
+        long largest = limit & ~15L; // cells are multiples of 16 bytes
+        int value = (int) largest - 48; // beside a key of 8 bytes (or of 1, rounded up), it fills the largest cell
+        int key = (int) largest - 40; // beside an empty value
+        assertEquals(largest, cellBytes(8, value));
+        assertEquals(largest, cellBytes(key, 0));
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).inlineEntries(8, value).build(), 8, value);
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).inlineEntries(1, value).build(), 1, value);
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).inlineEntries(8, value - 7).build(), 8, value - 7);
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).inlineEntries(key, 0).build(), key, 0);
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).inlineEntries(0, 0).build(), 0, 0);
+        assertCellRejected(cellBytes(8, value + 1), limit,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, value + 1).build());
+        assertCellRejected(cellBytes(9, value), limit, () -> GroveHashMap.builder(s, s).inlineEntries(9, value)
+                .build());
+        assertCellRejected(cellBytes(key + 1, 0), limit, () -> GroveHashMap.builder(s, s).inlineEntries(key + 1, 0)
+                .build());
+        assertCellRejected(cellBytes(8, 100_000), limit,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, 100_000).build());
+        assertCellRejected(cellBytes(8, Integer.MAX_VALUE), limit,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, Integer.MAX_VALUE).build());
+
+        // a shared pool's blocks set the limit: 64 bytes with blocks of 64 KiB, 32 KiB with blocks of 32 MiB
+        MemoryPool small = closeLater(MemoryPool.builder().blockSize(1 << 16).build());
+        long smallLimit = largestCell(small.blockSize());
+        int smallValue = (int) (smallLimit & ~15L) - 48;
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).pool(small).inlineEntries(8, smallValue).build(), 8,
+                smallValue);
+        assertCellRejected(cellBytes(8, smallValue + 1), smallLimit,
+                () -> GroveHashMap.builder(s, s).pool(small).inlineEntries(8, smallValue + 1).build());
+        assertCellRejected(cellBytes(8, smallValue + 16), smallLimit,
+                () -> GroveHashMap.builder(s, s).inlineEntries(8, smallValue + 16).pool(small).build());
+        assertEquals(0, small.footprint().liveSlices(), "the maps left slices in the shared pool");
+        MemoryPool large = closeLater(MemoryPool.builder().blockSize(32 << 20).build());
+        long largeLimit = largestCell(large.blockSize());
+        assertCellAccepted(() -> GroveHashMap.builder(s, s).pool(large).inlineEntries(8, 16_384).build(), 8, 16_384);
+        int largeValue = (int) (largeLimit & ~15L) - 48;
+        assertCellRejected(cellBytes(8, largeValue + 1), largeLimit,
+                () -> GroveHashMap.builder(s, s).pool(large).inlineEntries(8, largeValue + 1).build());
+    }
+
+    private static void assertCellRejected(long cellBytes, long limit, Executable build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build);
+        String message = e.getMessage();
+        assertTrue(message.contains("inlineEntries"), () -> "does not name inlineEntries: " + message);
+        assertTrue(message.contains(String.valueOf(cellBytes)), () -> "does not name the cell's size " + cellBytes
+                + ": " + message);
+        assertTrue(message.contains(String.valueOf(limit)), () -> "does not name the limit " + limit + ": "
+                + message);
+    }
+
+    /**
+     * Builds a map with cells for keys of {@code keyBytes} and values of {@code valueBytes}, and checks that entries
+     * of exactly that size, and one byte more (key or value), are stored and read back.
+     */
+    private static void assertCellAccepted(java.util.function.Supplier<GroveHashMap<String, String>> build,
+            int keyBytes, int valueBytes) {
+        try (GroveHashMap<String, String> map = build.get()) {
+            String key = "k".repeat(keyBytes);
+            String value = "v".repeat(valueBytes);
+            map.put(key, value);
+            map.put(key + "a", value);
+            map.put("b" + key, value + "+");
+            assertEquals(value, map.get(key));
+            assertEquals(value, map.get(key + "a"));
+            assertEquals(value + "+", map.get("b" + key));
+            assertEquals(value, map.put(key, value + "+"));
+            assertEquals(value + "+", map.put(key, value));
+            assertEquals(value, Serializers.strings().read(map.zc().get(key)));
+            assertEquals(Map.of(key, value, key + "a", value, "b" + key, value + "+"), new HashMap<>(map));
+        }
     }
 
     @Test

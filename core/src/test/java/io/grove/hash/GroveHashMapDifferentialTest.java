@@ -41,6 +41,11 @@ import org.opentest4j.AssertionFailedError;
  * command line), otherwise it is random; every assertion message carries it. The key space changes by phase:
  * small (collisions, removals of present keys), large (the map starts at {@code expectedSize(1)} and its segments
  * grow several times), small again (shrinking by removals).
+ *
+ * <p>Each combination of key and value types also runs on a map built with {@code inlineEntries}, whose cells are
+ * sized so that keys and values of the domain fall on both sides of the limit ({@link #runInCells}): puts and
+ * resizing in-place updates then move entries into their cells and out of them, removals shift cells, segments grow
+ * by copying cells, and zero-copy handles move entries out of their cells.
  */
 class GroveHashMapDifferentialTest {
     static final long SEED = seed();
@@ -76,12 +81,69 @@ class GroveHashMapDifferentialTest {
         run(STRINGS, LONGS, 4);
     }
 
+    /** Long values (8 bytes) all fit; resizing in-place updates move them out of their cells and back. */
+    @Test
+    void longKeysLongValuesInCells() {
+        runInCells(LONGS, LONGS, 5, 8, 8);
+    }
+
+    /**
+     * String keys of up to 16 bytes fit (most of them: not the long runs of "x"), and values of up to 16 bytes (the
+     * short ones, and the empty one; not most random strings, nor the long ones).
+     */
+    @Test
+    void stringKeysStringValuesInCells() {
+        runInCells(STRINGS, STRINGS, 6, 16, 16);
+    }
+
+    @Test
+    void longKeysStringValuesInCells() {
+        runInCells(LONGS, STRINGS, 7, 8, 16);
+    }
+
+    @Test
+    void stringKeysLongValuesInCells() {
+        runInCells(STRINGS, LONGS, 8, 16, 8);
+    }
+
+    /**
+     * The premise of the runs in cells: the keys and the values of the string domain fall on both sides of the limit
+     * of 16 bytes, and most of the values the runs put (short strings) fit.
+     */
+    @Test
+    void stringKeysAndValuesStraddleTheCellLimits() {
+        Serializer<String> s = STRINGS.serializer();
+        int[] keys = new int[2];
+        for (int i = 0; i < 3_000; i++) {
+            keys[s.size(STRINGS.key(i)) <= 16 ? 0 : 1]++;
+        }
+        int[] values = new int[2];
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int i = 0; i < 3_000; i++) {
+            values[s.size(STRINGS.value(random)) <= 16 ? 0 : 1]++;
+        }
+        assertTrue(keys[0] > keys[1] && keys[1] > 100, () -> "keys that fit, that do not: " + keys[0] + ", " + keys[1]);
+        assertTrue(values[0] > values[1] && values[1] > 100,
+                () -> "values that fit, that do not: " + values[0] + ", " + values[1]);
+    }
+
     private static <K, V> void run(Domain<K> keys, Domain<V> values, long stream) {
+        run(keys, values, stream, GroveHashMap.builder(keys.serializer(), values.serializer()), "");
+    }
+
+    /** A run on a map with cells for keys of up to {@code keyBytes} and values of up to {@code valueBytes}. */
+    private static <K, V> void runInCells(Domain<K> keys, Domain<V> values, long stream, int keyBytes,
+            int valueBytes) {
+        run(keys, values, stream, GroveHashMap.builder(keys.serializer(), values.serializer())
+                .inlineEntries(keyBytes, valueBytes), " in cells(" + keyBytes + ", " + valueBytes + ")");
+    }
+
+    private static <K, V> void run(Domain<K> keys, Domain<V> values, long stream, GroveHashMap.Builder<K, V> builder,
+            String layout) {
         assertTimeoutPreemptively(TIME_LIMIT, () -> {
             // a pool small enough for 16 segments, so that the large stream makes them grow
-            try (GroveHashMap<K, V> map = GroveHashMap.builder(keys.serializer(), values.serializer())
-                    .expectedSize(1).memoryLimit(256L << 20).build()) {
-                new Run<>(keys, values, map, SEED, stream).run();
+            try (GroveHashMap<K, V> map = builder.expectedSize(1).memoryLimit(256L << 20).build()) {
+                new Run<>(keys, values, map, SEED, stream, layout).run();
             }
         }, () -> "did not finish in " + TIME_LIMIT + "; seed=" + SEED);
     }
@@ -235,13 +297,13 @@ class GroveHashMapDifferentialTest {
         private final List<Object> groveCalls = new ArrayList<>();
         private final List<Object> modelCalls = new ArrayList<>();
 
-        Run(Domain<K> kd, Domain<V> vd, GroveHashMap<K, V> map, long seed, long stream) {
+        Run(Domain<K> kd, Domain<V> vd, GroveHashMap<K, V> map, long seed, long stream, String layout) {
             this.kd = kd;
             this.vd = vd;
             this.map = map;
             this.seed = seed;
             this.random = new SplittableRandom(seed + stream);
-            this.combo = kd.name() + "->" + vd.name();
+            this.combo = kd.name() + "->" + vd.name() + layout;
         }
 
         private Supplier<String> at(Object detail) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.collect.testing.ConcurrentMapTestSuiteBuilder;
+import com.google.common.collect.testing.SampleElements;
 import com.google.common.collect.testing.TestStringMapGenerator;
 import com.google.common.collect.testing.features.CollectionFeature;
 import com.google.common.collect.testing.features.CollectionSize;
@@ -17,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -47,6 +49,13 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>A third generator puts Guava's entries into a map in a new file, closes it and reopens it, so every test runs
  * on a table that came back from its file.
+ *
+ * <p>A fourth builds the maps with {@code inlineEntries(8, 5)}, cells for keys of up to 8 bytes and values of up to
+ * 5: of Guava's sample entries (one=January, two=February, three=March, four=April, five=May), those whose value
+ * is March, April or May fit their cells and those whose value is January or February (7 and 8 bytes) do not, so
+ * that the testers' puts and replacements move entries into cells and out of them. Its maps grow first, as the
+ * second generator's, with fillers that fit their cells, so that the removal of the fillers shifts cells and
+ * every test runs on grown arrays of cells.
  *
  * <p>Maps come from one shared pool per generator; every map a test creates is closed after it, and the pools
  * after all tests, which also checks that closed maps left no slice behind.
@@ -105,6 +114,71 @@ class GroveHashMapGuavaSuiteTest {
     @TestFactory
     Stream<DynamicNode> concurrentMapContractGrownFromExpectedSizeOne() {
         return suite("GroveHashMap[expectedSize=1, grown]", 1, GROWTH_FILLERS, () -> growingPool);
+    }
+
+    /** The largest key and value of a cell in {@link #concurrentMapContractInlineEntries}. */
+    private static final int INLINE_KEY_BYTES = 8;
+    private static final int INLINE_VALUE_BYTES = 5;
+
+    @TestFactory
+    Stream<DynamicNode> concurrentMapContractInlineEntries() {
+        return suite("GroveHashMap[inlineEntries=8 5, expectedSize=1, grown]", entries -> {
+            GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                    .pool(growingPool).expectedSize(1).inlineEntries(INLINE_KEY_BYTES, INLINE_VALUE_BYTES).build();
+            OPEN_MAPS.add(map);
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.put(inlineFiller(i), "f");
+            }
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.remove(inlineFiller(i));
+            }
+            for (Map.Entry<String, String> entry : entries) {
+                map.put(entry.getKey(), entry.getValue());
+            }
+            return map;
+        });
+    }
+
+    /** A filler key that fits a cell of {@link #concurrentMapContractInlineEntries}: at most 5 bytes. */
+    private static String inlineFiller(int i) {
+        return "\u0000f" + i;
+    }
+
+    /**
+     * The inline generator's premises: Guava's sample values straddle the cell's limit (some fit, some do not), its
+     * sample keys and its fillers fit, and the fillers make the table grow.
+     */
+    @Test
+    void inlineSamplesStraddleTheCellLimit() {
+        SampleElements<Map.Entry<String, String>> samples = new TestStringMapGenerator() {
+            @Override
+            protected Map<String, String> create(Map.Entry<String, String>[] entries) {
+                throw new UnsupportedOperationException();
+            }
+        }.samples();
+        List<Integer> valueSizes = new ArrayList<>();
+        for (Map.Entry<String, String> sample : samples) {
+            assertTrue(Serializers.strings().size(sample.getKey()) <= INLINE_KEY_BYTES, sample::toString);
+            valueSizes.add(Serializers.strings().size(sample.getValue()));
+        }
+        assertTrue(valueSizes.stream().anyMatch(size -> size <= INLINE_VALUE_BYTES), valueSizes::toString);
+        assertTrue(valueSizes.stream().anyMatch(size -> size > INLINE_VALUE_BYTES), valueSizes::toString);
+        assertTrue(Serializers.strings().size(inlineFiller(GROWTH_FILLERS - 1)) <= INLINE_KEY_BYTES);
+        try (MemoryPool pool = sixteenSegmentPool();
+                GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                        .expectedSize(1).pool(pool).inlineEntries(INLINE_KEY_BYTES, INLINE_VALUE_BYTES).build()) {
+            long fresh = pool.footprint().liveBytes();
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.put(inlineFiller(i), "f");
+            }
+            for (int i = 0; i < GROWTH_FILLERS; i++) {
+                map.remove(inlineFiller(i));
+            }
+            assertTrue(map.isEmpty());
+            long grown = pool.footprint().liveBytes();
+            assertTrue(grown >= fresh + 16 * 3 * 16 * Long.BYTES,
+                    () -> "the table did not grow: " + fresh + " -> " + grown + " live bytes");
+        }
     }
 
     /**

@@ -66,7 +66,19 @@ public final class InPlaceUpdateReads {
      */
     public static void run(Map<Long, byte[]> map, ZeroCopyMap<Long, byte[]> zc, StressRun.Threads threads,
             Writer writer, Reader reader, long totalUpdates, String what) throws Exception {
-        int valueBytes = writer == Writer.PUT ? PUT_VALUE_BYTES : VALUE_BYTES;
+        run(map, zc, threads, writer, reader, totalUpdates, writer == Writer.PUT ? PUT_VALUE_BYTES : VALUE_BYTES,
+                what);
+    }
+
+    /**
+     * As {@link #run(Map, ZeroCopyMap, StressRun.Threads, Writer, Reader, long, String)}, with values of
+     * {@code valueBytes} bytes (a positive multiple of 8) whichever the writer.
+     */
+    public static void run(Map<Long, byte[]> map, ZeroCopyMap<Long, byte[]> zc, StressRun.Threads threads,
+            Writer writer, Reader reader, long totalUpdates, int valueBytes, String what) throws Exception {
+        if (valueBytes <= 0 || valueBytes % Long.BYTES != 0) {
+            throw new IllegalArgumentException("valueBytes must be a positive multiple of 8, was " + valueBytes);
+        }
         for (long k = 0; k < KEYS; k++) {
             map.put(k, new byte[valueBytes]);
         }

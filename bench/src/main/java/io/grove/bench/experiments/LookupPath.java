@@ -932,6 +932,7 @@ public final class LookupPath {
             case "cells" -> new Cells();
             case "chm" -> new Chm();
             case "grove-hash" -> new Kv(GroveKv.INSTANCE, threads);
+            case "grove-hash-inline" -> new Kv(GroveKv.INLINE, threads);
             case "chronicle" -> new Kv(ChronicleKv.INSTANCE, threads);
             case "ohc" -> new Kv(OhcKv.INSTANCE, threads);
             case "chm-kv" -> new Kv(ChmKv.INSTANCE, threads);

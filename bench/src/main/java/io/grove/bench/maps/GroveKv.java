@@ -21,23 +21,30 @@ import java.util.List;
  * eviction scenario bounded with {@code maximumSize(capacity)} and {@code recordStats()}.
  */
 public final class GroveKv extends KvContender {
-    public static final GroveKv INSTANCE = new GroveKv(false, false);
+    public static final GroveKv INSTANCE = new GroveKv(false, false, false);
     /** The same map in a file (a new one in java.io.tmpdir per run, deleted at close), its size the budget. */
-    public static final GroveKv IN_FILE = new GroveKv(true, false);
+    public static final GroveKv IN_FILE = new GroveKv(true, false, false);
     /** The same map in memory whose pool asks for transparent huge pages ({@code hugePages()}). */
-    public static final GroveKv HUGE_PAGES = new GroveKv(false, true);
+    public static final GroveKv HUGE_PAGES = new GroveKv(false, true, false);
+    /**
+     * The same map in memory with its entries in the table's cells ({@code inlineEntries(key size, value size)}:
+     * the scenario's sizes, as Chronicle Map is given them by sample).
+     */
+    public static final GroveKv INLINE = new GroveKv(false, false, true);
 
     private final boolean inFile;
     private final boolean hugePages;
+    private final boolean inline;
 
-    private GroveKv(boolean inFile, boolean hugePages) {
+    private GroveKv(boolean inFile, boolean hugePages, boolean inline) {
         this.inFile = inFile;
         this.hugePages = hugePages;
+        this.inline = inline;
     }
 
     @Override
     public String name() {
-        return inFile ? "grove-hash-file" : hugePages ? "grove-hash-hp" : "grove-hash";
+        return inFile ? "grove-hash-file" : hugePages ? "grove-hash-hp" : inline ? "grove-hash-inline" : "grove-hash";
     }
 
     @Override
@@ -45,18 +52,23 @@ public final class GroveKv extends KvContender {
         return hugePages ? List.of("--enable-native-access=ALL-UNNAMED") : List.of();
     }
 
-    /** The huge-page variant runs in the MapHash scenario only, so that it adds few runs to the default benchmark. */
+    /**
+     * The huge-page and inline variants run in the MapHash scenario only, so that they add few runs to the default
+     * benchmark.
+     */
     @Override
     public String notApplicable(Scenario scenario) {
-        return hugePages && !scenario.name().equals(FileBackedPeers.SCENARIO)
-                ? "the huge-page variant runs in " + FileBackedPeers.SCENARIO + " only" : null;
+        return (hugePages || inline) && !scenario.name().equals(FileBackedPeers.SCENARIO)
+                ? "the " + (inline ? "inline" : "huge-page") + " variant runs in " + FileBackedPeers.SCENARIO + " only"
+                : null;
     }
 
     @Override
     public String description() {
         return "Grove GroveHashMap<byte[], byte[]> off heap" + (inFile ? ", in a memory-mapped file of the off-heap"
                 + " budget's size (page cache, never forced)" : "") + (hugePages ? ", its pool's blocks marked for"
-                + " transparent huge pages" : "") + "; get copies into a reused array, zc-get"
+                + " transparent huge pages" : "") + (inline ? ", entries in the table's cells (inlineEntries with the"
+                + " scenario's key and value sizes)" : "") + "; get copies into a reused array, zc-get"
                 + " reads 2 words through zc().get's handle; expectedSize = keys, memoryLimit = off-heap budget";
     }
 
@@ -82,6 +94,9 @@ public final class GroveKv extends KvContender {
             b.memoryLimit(config.offHeapLimit());
             if (hugePages) {
                 b.hugePages();
+            }
+            if (inline) {
+                b.inlineEntries(scenario(config).keySize(), config.valueSize());
             }
         }
         long capacity = capacity(config);

@@ -43,7 +43,7 @@ final class ClockEviction {
         }
         for (long visited = 0; visited <= (EntryLayout.MAX_USES + 1) * n; visited++, hand++) {
             long i = hand & (n - 1);
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, table.cellBytes());
             if (slot == SlotLayout.EMPTY) {
                 continue;
             }

@@ -168,8 +168,8 @@ final class HashScans<K, V> {
                 SliceHandle value = part == Part.KEY ? null
                         : reuse ? reusedValue : new SliceHandle(pool, map.valueWriters);
                 long e = walk.entry();
-                while (e != 0 && !point(key, value, e, walk.keyLength())) {
-                    e = entryNow(); // gone since the walk: the key may be in a new entry
+                while (e != 0 && (HashTable.isInline(e) || !point(key, value, e, walk.keyLength()))) {
+                    e = entryNow(); // in its cell, or gone since the walk (the key may be in a new entry)
                 }
                 if (e != 0) {
                     aheadKey = key;
@@ -196,12 +196,15 @@ final class HashScans<K, V> {
             }
         }
 
-        /** The entry holding the walk's current key now, or 0 if the key is absent. */
+        /**
+         * The entry holding the walk's current key now, moved out of its cell if it lay in one
+         * ({@link OffHeapHashMap#findApart}), or 0 if the key is absent.
+         */
         private long entryNow() {
             Scratch scratch = map.scratchForIteration();
             try {
                 scratch.setKeyBytes(walk.keySegment(), walk.keyStart(), walk.keyLength());
-                return map.findLinked(table.segmentOf(scratch.keyHash()), scratch);
+                return map.findApart(table.segmentOf(scratch.keyHash()), scratch);
             } finally {
                 scratch.release();
             }

@@ -2,6 +2,8 @@ package io.grove.internal.hash;
 
 import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.memory.Reference;
+import io.grove.internal.memory.SliceHeader;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
@@ -50,6 +52,20 @@ import java.lang.invoke.VarHandle;
  * intact ({@link #isIntact}: the segment did not mutate since the search, or else the entry's slice is still
  * live).
  *
+ * <p><b>Entries in cells.</b> A table built for entries of a given size ({@link #cellBytesFor}: the builder's
+ * {@code inlineEntries}) has slot arrays of cells of {@code C} bytes, each a slot followed by room for an entry
+ * ({@link SlotLayout}); an entry that fits lies in the cell its probe reaches, so that a lookup reads the tags and
+ * that cell, one dependent miss, where a slot's entry lies apart (two). The rules above hold with one change: an
+ * inline entry moves (a removal shifts the later cells of its run back, a growth copies every cell into the new
+ * array), so its reference ({@link #isInline}: the cell's granule) is valid only while the segment's version is
+ * unchanged: a lock-free reader of an inline entry accepts what it read only if no mutation began since its search
+ * ({@link #isIntact}), and under the lock a reference is used only until the next mutation. An insert copies the
+ * new private entry into its cell inside the mutation that links it; a put of another size copies the new entry
+ * into the cell, or links it apart if it does not fit, inside a mutation; a put of the same size writes in place
+ * under the entry's stamp as for an entry apart. Zero-copy handles, whose entries must not move, take an entry
+ * moved apart first ({@link #spill}). Tables with cells are in memory and unbounded only: a file's recovery and
+ * check, and the CLOCK counter a read raises without the lock, know slots only.
+ *
  * <p><b>Growth</b> doubles one segment's slot array at a time, rehashing from the slots alone ({@link SegmentGrowth}).
  *
  * <p><b>Close on a shared pool</b> ({@link #close}) frees the table while other maps keep using the pool, and
@@ -89,22 +105,32 @@ final class HashTable {
     private final SegmentGrowth growth;
     /** Whether entries carry a check word ({@link EntryLayout}): in a table in a file. */
     private final boolean checked;
+    /**
+     * The bytes of each cell of the slot arrays ({@link SlotLayout}): {@link SlotLayout#SLOT_CELL} (slots only), or
+     * a multiple of 16 in a table whose entries lie in its cells where they fit.
+     */
+    private final int cellBytes;
+    /** {@link #cellBytes} in 16-byte granules: the step between the references of inline entries of one array. */
+    private final long cellGranules;
     /** Set by {@link #quiesce}: a lock taken after it is given back at once, and its operation fails as closed. */
     private volatile boolean quiescing;
     /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
     private volatile boolean quiesced;
 
     /**
-     * A table of {@code segments} segments of {@code 2^slotBits} slots, sized for its expected entries
-     * ({@link #segmentCount}, {@link #initialSlotBits}), with the budget {@code freeEntries} and {@code freeBytes} in
-     * its directory ({@link Budget}; 0 when unbounded). {@code sharedPool}: whether other maps draw on {@code pool}
-     * too.
+     * A table of {@code segments} segments of {@code 2^slotBits} cells of {@code cellBytes} bytes, sized for its
+     * expected entries ({@link #segmentCount}, {@link #initialSlotBits}), with the budget {@code freeEntries} and
+     * {@code freeBytes} in its directory ({@link Budget}; 0 when unbounded). {@code sharedPool}: whether other maps
+     * draw on {@code pool} too.
      */
-    HashTable(Pool pool, boolean sharedPool, int segments, int slotBits, long freeEntries, long freeBytes) {
+    HashTable(Pool pool, boolean sharedPool, int segments, int slotBits, long freeEntries, long freeBytes,
+            int cellBytes) {
         this.pool = pool;
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
-        this.growth = new SegmentGrowth(pool);
+        this.cellBytes = cellBytes;
+        this.cellGranules = cellBytes / CELL_ALIGNMENT;
+        this.growth = new SegmentGrowth(pool, cellBytes);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
         this.segmentRefs = new long[segments];
@@ -169,7 +195,6 @@ final class HashTable {
             throw new IllegalStateException("a hash table directory of " + pool.length(directory)
                     + " bytes, which lists " + segments + " segments (1 to " + MAX_SEGMENTS + " expected)");
         }
-        this.growth = new SegmentGrowth(pool);
         this.segmentBlocks = new MemorySegment[segments];
         this.segmentOffsets = new long[segments];
         this.segmentRefs = new long[segments];
@@ -185,7 +210,42 @@ final class HashTable {
             segmentBlocks[s] = pool.segment(segment);
             segmentOffsets[s] = pool.payloadOffset(segment);
         }
+        this.cellBytes = cellBytesOf(pool, segmentBlocks[0], segmentOffsets[0]);
+        this.cellGranules = cellBytes / CELL_ALIGNMENT;
+        this.growth = new SegmentGrowth(pool, cellBytes);
         VarHandle.releaseFence(); // as above
+    }
+
+    /** Inline entries' cells are multiples of 16 bytes, so that their entries are aligned as slices' payloads are. */
+    private static final int CELL_ALIGNMENT = 16;
+
+    /**
+     * The cell size of a table, from the first segment's slot array: its bytes over its cells. A table records no
+     * cell size of its own; every array has the same.
+     */
+    private static int cellBytesOf(Pool pool, MemorySegment sb, long so) {
+        long slots = SegmentLayout.slots(sb, so);
+        int bits = SegmentLayout.slotBits(sb, so);
+        long cellBytes = bits < 0 || bits > SlotLayout.MAX_BITS || !pool.isLive(slots) ? -1
+                : pool.length(slots) >> bits;
+        if (cellBytes != SlotLayout.SLOT_CELL && (cellBytes < MIN_CELL || cellBytes % CELL_ALIGNMENT != 0
+                || cellBytes > pool.maxSliceSize())) {
+            throw new IllegalStateException("the first segment's slot array, reference " + slots + " of 2^" + bits
+                    + " cells, has cells of " + cellBytes + " bytes");
+        }
+        return (int) cellBytes;
+    }
+
+    /** The smallest cell that holds an entry: its length word, and the entry's fields with an empty key and value. */
+    static final int MIN_CELL = SlotLayout.INLINE_ENTRY + EntryLayout.KEY + 8;
+
+    /**
+     * The cell size of a table whose entries lie in its cells when their serialized keys and values have at most
+     * these lengths: a multiple of 16 bytes holding the cell's slot and length words and such an entry.
+     */
+    static long cellBytesFor(int maxKeyBytes, int maxValueBytes) {
+        long entry = (long) EntryLayout.valueOffset(0) + ((maxKeyBytes + 7L) & ~7L) + maxValueBytes;
+        return Math.max(MIN_CELL, (SlotLayout.INLINE_ENTRY + entry + CELL_ALIGNMENT - 1) & -CELL_ALIGNMENT);
     }
 
     /** The reference of the table's directory, which names the whole table (see the attaching constructor). */
@@ -210,16 +270,18 @@ final class HashTable {
      * {@value #MIN_SEGMENTS} to {@value #MAX_SEGMENTS}, and no more than {@code maxEntries} (a bounded map's
      * segments each hold at least one entry). At least as many, up to {@value #MAX_SEGMENTS}, as it takes for the
      * pool's memory ({@code memoryLimit}) to run out before the segments fill 7/8 of their largest slot arrays
-     * ({@code maxSliceSize / 8} slots, {@link SegmentGrowth}) with entries of the smallest size
-     * ({@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot): so a map built without an expected size still
-     * holds as much as its pool does, for a slot array cannot outgrow one slice. With the default 8 MiB blocks a
-     * segment holds half a million slots, and a pool of 9 GB (10^9 bytes) makes 409 segments.
+     * ({@code maxSliceSize / cellBytes} cells, {@link SegmentGrowth}) with entries of the smallest size (with
+     * slots only, {@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot; with inline entries, a cell): so a
+     * map built without an expected size still holds as much as its pool does, for a slot array cannot outgrow one
+     * slice. With the default 8 MiB blocks and slots only, a segment holds half a million slots, and a pool of 9 GB
+     * (10^9 bytes) makes 409 segments.
      */
-    static int segmentCount(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize) {
+    static int segmentCount(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize, int cellBytes) {
         long segments = Math.clamp(Math.ceilDiv(expectedSize, SEGMENT_SHARE), MIN_SEGMENTS, MAX_SEGMENTS);
-        long slotsPerSegment = Math.min(1L << SlotLayout.MAX_BITS, Integer.highestOneBit(maxSliceSize / Long.BYTES));
+        long slotsPerSegment = 1L << SegmentGrowth.maxSlotBits(maxSliceSize, cellBytes);
         long entriesPerSegment = slotsPerSegment - slotsPerSegment / 8;
-        long fillingSegments = Math.ceilDiv(Math.ceilDiv(memoryLimit, SMALLEST_ENTRY + Long.BYTES), entriesPerSegment);
+        long smallestEntry = cellBytes == SlotLayout.SLOT_CELL ? SMALLEST_ENTRY + Long.BYTES : cellBytes;
+        long fillingSegments = Math.ceilDiv(Math.ceilDiv(memoryLimit, smallestEntry), entriesPerSegment);
         segments = Math.max(segments, Math.min(MAX_SEGMENTS, fillingSegments));
         return (int) Math.max(1, Math.min(segments, maxEntries));
     }
@@ -228,16 +290,17 @@ final class HashTable {
     private static final int SMALLEST_ENTRY = 40;
 
     /**
-     * log2 of the slots each of {@code segments} segments starts with: room for its share of
-     * {@code expectedSize} entries at 3/4 load ({@link #slotsPerSegment}), within the largest slot array
-     * ({@link SegmentGrowth#maxSlotBits}); in memory ({@code inFile} false) no more than
-     * {@value #MAX_INITIAL_SLOT_BYTES} bytes of slots in all, so that a large expected size does not commit memory
-     * before entries arrive (segments grow as they fill). A table in a file gets the full size at once: its file
-     * is sized for it anyway, and no writer then waits for a segment's rehash while the table fills.
+     * log2 of the cells of {@code cellBytes} bytes each of {@code segments} segments starts with: room for its
+     * share of {@code expectedSize} entries at 3/4 load ({@link #slotsPerSegment}), within the largest slot array
+     * ({@link SegmentGrowth#maxSlotBits}); in memory ({@code inFile} false) no more cells in all than
+     * {@value #MAX_INITIAL_SLOT_BYTES} bytes of slots would be, so that a large expected size does not commit
+     * memory before entries arrive (segments grow as they fill; cells that hold entries commit what the entries
+     * would). A table in a file gets the full size at once: its file is sized for it anyway, and no writer then
+     * waits for a segment's rehash while the table fills.
      */
-    static int initialSlotBits(long expectedSize, int segments, int maxSliceSize, boolean inFile) {
+    static int initialSlotBits(long expectedSize, int segments, int maxSliceSize, boolean inFile, int cellBytes) {
         long perSegment = slotsPerSegment(expectedSize, segments);
-        int cap = Math.min(SlotLayout.MAX_BITS, 31 - Integer.numberOfLeadingZeros(maxSliceSize / Long.BYTES));
+        int cap = SegmentGrowth.maxSlotBits(maxSliceSize, cellBytes);
         if (!inFile) {
             cap = Math.min(cap, 63 - Long.numberOfLeadingZeros(MAX_INITIAL_SLOT_BYTES / Long.BYTES / segments));
         }
@@ -264,15 +327,21 @@ final class HashTable {
     static final long MAX_INITIAL_SLOT_BYTES = 16L << 20;
 
     /**
-     * The bytes of slot and tag arrays a table of {@code segments} segments has when it holds
-     * {@code expectedSize} entries at 3/4 load (each segment's arrays a power of two); {@link Long#MAX_VALUE} if
-     * that does not fit a {@code long}.
+     * The bytes of slot and tag arrays, with cells of {@code cellBytes} bytes, a table of {@code segments}
+     * segments has when it holds {@code expectedSize} entries at 3/4 load (each segment's arrays a power of two);
+     * {@link Long#MAX_VALUE} if that does not fit a {@code long}.
      */
-    static long slotBytesAt(long expectedSize, int segments) {
+    static long slotBytesAt(long expectedSize, int segments, int cellBytes) {
         long perSegment = slotsPerSegment(expectedSize, segments);
         int bits = Math.max(SegmentGrowth.MIN_SLOT_BITS, 64 - Long.numberOfLeadingZeros(perSegment - 1));
-        // segments < 2^13 and 9 bytes per slot < 2^4: the product fits a long below 2^(bits + 17)
-        return bits + 13 + 4 >= 63 ? Long.MAX_VALUE : (1L << bits) * segments * (Long.BYTES + Byte.BYTES);
+        if (bits >= 62) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            return Math.multiplyExact(Math.multiplyExact(1L << bits, segments), cellBytes + Byte.BYTES);
+        } catch (ArithmeticException tooMany) {
+            return Long.MAX_VALUE;
+        }
     }
 
     // ---- structure, for the classes that work on it (growth, eviction, the bound) ------------------------------
@@ -299,6 +368,11 @@ final class HashTable {
 
     int segmentCount() {
         return segmentBlocks.length;
+    }
+
+    /** The bytes of each cell of the slot arrays ({@link SlotLayout}). */
+    int cellBytes() {
+        return cellBytes;
     }
 
     int segmentOf(long hash) {
@@ -427,9 +501,13 @@ final class HashTable {
                 return 0;
             }
             if (t == tag) {
-                long slot = SlotLayout.get(ab, ao, i);
-                if (SlotLayout.tagOf(slot) == slotTag && matches(SlotLayout.granule(slot), scratch)) {
-                    return pool.currentReference(SlotLayout.granule(slot));
+                long slot = SlotLayout.get(ab, ao, i, cellBytes);
+                if (SlotLayout.tagOf(slot) == slotTag) {
+                    boolean inline = SlotLayout.isInline(slot);
+                    long granule = inline ? inlineReference(slots, i) : SlotLayout.granule(slot);
+                    if (matches(granule, scratch)) {
+                        return inline ? granule : pool.currentReference(granule);
+                    }
                 }
             }
             if (recordGone(s, steps)) {
@@ -451,11 +529,43 @@ final class HashTable {
     /**
      * Whether the bytes of entry {@code e}, found linked in segment {@code s} at {@code version}, that a lock-free
      * reader read since are still {@code e}'s own: no mutation began in the segment since (the common case, which
-     * reads only the segment record), or else {@code e}'s slice is still live (it may have been unlinked, but then
-     * its bytes have not changed since: only a linked entry is updated in place). Orders the reads before it.
+     * reads only the segment record), or else {@code e} lies apart and its slice is still live (it may have been
+     * unlinked, but then its bytes have not changed since: only a linked entry is updated in place). An entry lying
+     * in its cell is intact only while the segment did not mutate: any mutation may have moved another entry into
+     * the cell, or freed the array. Orders the reads before it.
      */
     boolean isIntact(int s, long version, long e) {
-        return isStable(s, version) || pool.isLive(e);
+        return isStable(s, version) || (!isInline(e) && pool.isLive(e));
+    }
+
+    /**
+     * Whether entry reference {@code e} names an entry lying in its cell: such a reference is the granule of the
+     * cell ({@link #inlineReference}) with version 0, which no slice's reference has (Nova's versions run from 1).
+     * {@link Pool#segment} and {@link Pool#payloadOffset} resolve it to the entry, {@link Pool#lengthUnchecked} to
+     * its length, as for a slice; nothing that validates a slice ({@link Pool#isLive}, {@link Pool#length}, a
+     * deletion, a handle) may see it.
+     */
+    static boolean isInline(long e) {
+        return Reference.version(e) == 0;
+    }
+
+    /**
+     * The reference of the entry lying in cell {@code i} of slot array {@code slotsRef}: the granule where the cell
+     * starts, so that its slot and length words stand where a slice's header would, the entry where its payload
+     * would.
+     */
+    private long inlineReference(long slotsRef, long i) {
+        return Pool.granuleOf(slotsRef) + SliceHeader.SIZE / CELL_ALIGNMENT + i * cellGranules;
+    }
+
+    /** The cell of slot array {@code slotsRef} whose entry is the inline entry {@code e}. */
+    private long cellIndexOf(long slotsRef, long e) {
+        return (Pool.granuleOf(e) - Pool.granuleOf(slotsRef) - SliceHeader.SIZE / CELL_ALIGNMENT) / cellGranules;
+    }
+
+    /** Whether an entry of {@code length} payload bytes lies in its cell when linked. */
+    private boolean fitsInline(int length) {
+        return cellBytes != SlotLayout.SLOT_CELL && length <= cellBytes - SlotLayout.INLINE_ENTRY;
     }
 
     /** Entry {@code e}'s stamp ({@link EntryLayout}): odd while an in-place update writes its value. */
@@ -637,19 +747,19 @@ final class HashTable {
      */
     void seal(long e) {
         if (checked) {
-            EntryLayout.seal(pool.segment(e), pool.payloadOffset(e), pool.length(e));
+            EntryLayout.seal(pool.segment(e), pool.payloadOffset(e), (int) entryBytes(e));
         }
     }
 
     /**
      * Under the lock, after {@link #findLocked} found nothing and {@link #makeRoomForOne} made room: links the private
-     * entry {@code e} (made by {@link #newEntry} for the same key, sealed) in the first empty slot from the key's
-     * home.
+     * entry {@code e} (made by {@link #newEntry} for the same key, sealed) in the first empty cell from the key's
+     * home, and returns the linked entry's reference: {@code e}, or, where the entry fits its cell, the inline copy
+     * the cell now holds ({@code e} is then deleted).
      */
-    void insert(int s, Scratch scratch, long e) {
+    long insert(int s, Scratch scratch, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        long slots = SegmentLayout.slots(sb, so);
         long tags = SegmentLayout.tags(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
         MemorySegment tb = pool.segment(tags);
@@ -658,47 +768,84 @@ final class HashTable {
         long count = SegmentLayout.count(sb, so) + 1;
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        SlotLayout.setRelease(pool.segment(slots), pool.payloadOffset(slots), i,
-                SlotLayout.slot(scratch.keyHash(), Pool.granuleOf(e)));
+        long linked = link(sb, so, i, SlotLayout.tagBits(scratch.keyHash()), e);
         TagLayout.set(tb, to, i, TagLayout.tagOf(scratch.keyHash()));
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
+        if (linked != e) {
+            pool.deletePrivate(e);
+        }
+        return linked;
+    }
+
+    /**
+     * Under the lock, inside a mutation: makes cell {@code i} of the segment's slot array link the private, sealed
+     * entry {@code e}, whose key's slot tag bits are {@code tagBits}: copied into the cell if it fits
+     * ({@link #fitsInline}), else by a slot naming its slice. Returns the reference of the linked entry.
+     */
+    private long link(MemorySegment sb, long so, long i, long tagBits, long e) {
+        long slots = SegmentLayout.slots(sb, so);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        int length = pool.length(e);
+        if (!fitsInline(length)) {
+            SlotLayout.setRelease(ab, ao, i, cellBytes, tagBits | Pool.granuleOf(e));
+            return e;
+        }
+        long cell = SlotLayout.cellAt(ao, i, cellBytes);
+        MemorySegment.copy(pool.segment(e), pool.payloadOffset(e), ab, cell + SlotLayout.INLINE_ENTRY, length);
+        SlotLayout.setInlineLength(ab, cell, length);
+        SlotLayout.set(ab, ao, i, cellBytes, SlotLayout.inlineSlot(tagBits));
+        return inlineReference(slots, i);
     }
 
     /**
      * Under the lock: puts the private, sealed entry {@code fresh} (same key, of hash {@code hash}, new value) in
-     * the place of entry {@code old} and deletes {@code old}. Handles on {@code old}'s key or value fail from then on.
+     * the place of entry {@code old}, deletes {@code old} and returns the linked entry's reference ({@link #insert}).
+     * Handles on {@code old}'s key or value fail from then on.
      */
-    void replace(int s, long hash, long old, long fresh) {
+    long replace(int s, long hash, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long i = slotOf(s, hash, old);
         MemorySegment ob = pool.segment(old);
         long oo = pool.payloadOffset(old);
         EntryLayout.setUses(pool.segment(fresh), pool.payloadOffset(fresh), EntryLayout.uses(ob, oo));
-        long slots = SegmentLayout.slots(sb, so);
-        long bytes = SegmentLayout.bytes(sb, so) + pool.length(fresh) - pool.length(old);
+        long bytes = SegmentLayout.bytes(sb, so) + pool.length(fresh) - entryBytes(old);
+        boolean oldApart = !isInline(old);
         SegmentLayout.beginMutation(sb, so);
-        SlotLayout.setRelease(pool.segment(slots), pool.payloadOffset(slots), i,
-                SlotLayout.slot(hash, Pool.granuleOf(fresh)));
+        long linked = link(sb, so, i, SlotLayout.tagBits(hash), fresh);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
-        pool.delete(old);
+        if (oldApart) {
+            pool.delete(old);
+        }
+        if (linked != fresh) {
+            pool.deletePrivate(fresh);
+        }
+        return linked;
     }
 
-    /** Under the lock: the index of the slot that links entry {@code e}, whose key has hash {@code hash}. */
+    /** Under the lock: the index of the cell that links entry {@code e}, whose key has hash {@code hash}. */
     private long slotOf(int s, long hash, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long slots = SegmentLayout.slots(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        if (isInline(e)) {
+            long i = cellIndexOf(slots, e);
+            if (i < 0 || i > mask) {
+                throw new IllegalStateException("segment " + s + " has no cell holding entry " + e);
+            }
+            return i;
+        }
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
         long wanted = SlotLayout.slot(hash, Pool.granuleOf(e));
         long i = SlotLayout.homeOf(hash, mask);
         for (long steps = 0; steps <= mask; steps++, i = (i + 1) & mask) {
-            if (SlotLayout.get(ab, ao, i) == wanted) {
+            if (SlotLayout.get(ab, ao, i, cellBytes) == wanted) {
                 return i;
             }
         }
@@ -706,11 +853,38 @@ final class HashTable {
     }
 
     /**
+     * Under the lock, after {@link #findLocked} found {@code e}: the entry in a slice of its own, for a zero-copy
+     * handle, which must not move with a cell. An entry lying in its cell is copied to a new slice (the same entry:
+     * its identity, stamp and uses go with it) that its cell's slot then names, in one mutation; an entry apart is
+     * returned as it is. Throws {@link GroveOutOfMemoryException} if the slice cannot be allocated.
+     */
+    long spill(int s, long e) {
+        if (!isInline(e)) {
+            return e;
+        }
+        MemorySegment sb = segmentBlocks[s];
+        long so = segmentOffsets[s];
+        long slots = SegmentLayout.slots(sb, so);
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long i = cellIndexOf(slots, e);
+        int length = pool.lengthUnchecked(e);
+        long slice = pool.allocate(length);
+        MemorySegment.copy(ab, pool.payloadOffset(e), pool.segment(slice), pool.payloadOffset(slice), length);
+        long slot = SlotLayout.get(ab, ao, i, cellBytes);
+        SegmentLayout.beginMutation(sb, so);
+        SlotLayout.setRelease(ab, ao, i, cellBytes, SlotLayout.tagOf(slot) | Pool.granuleOf(slice));
+        SegmentLayout.endMutation(sb, so);
+        return slice;
+    }
+
+    /**
      * Under the lock: whether a put may replace entry {@code e}'s value by one of {@code length} bytes in place
-     * ({@link #replaceValue}): the lengths are equal.
+     * ({@link #replaceValue}): the lengths are equal, and {@code e} is not an entry apart that fits a cell (one a
+     * zero-copy handle moved out of its cell: replaced by a new entry, it goes back into the cell).
      */
     boolean replacesValueInPlace(long e, int length) {
-        return length == valueLength(e);
+        return length == valueLength(e) && (isInline(e) || !fitsInline((int) entryBytes(e)));
     }
 
     /**
@@ -771,40 +945,51 @@ final class HashTable {
         long tags = SegmentLayout.tags(sb, so);
         long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
         long count = SegmentLayout.count(sb, so) - 1;
-        long bytes = SegmentLayout.bytes(sb, so) - pool.length(e);
+        long bytes = SegmentLayout.bytes(sb, so) - entryBytes(e);
+        boolean apart = !isInline(e);
         SegmentLayout.beginMutation(sb, so);
         shiftBack(pool.segment(slots), pool.payloadOffset(slots), pool.segment(tags), pool.payloadOffset(tags), mask,
-                i);
+                i, cellBytes);
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
-        pool.delete(e);
+        if (apart) {
+            pool.delete(e);
+        }
     }
 
     /**
-     * Empties slot {@code hole} of an array of {@code mask + 1} slots and shifts the rest of its run back, each tag
-     * with its slot; with {@code tb} {@code null}, the slots alone (a repair, which rebuilds the tags after).
-     * Looks at each other slot at most once, so it ends even on an array whose only empty slot is the hole (a
+     * Empties cell {@code hole} of an array of {@code mask + 1} cells of {@code cellBytes} bytes and shifts the rest
+     * of its run back, each tag with its cell (an inline entry moves with its slot: its handles, made only on entries
+     * apart, do not see it); with {@code tb} {@code null}, the slots alone (a repair, which rebuilds the tags after).
+     * Looks at each other cell at most once, so it ends even on an array whose only empty cell is the hole (a
      * repair's).
      */
-    static void shiftBack(MemorySegment ab, long ao, MemorySegment tb, long to, long mask, long hole) {
+    static void shiftBack(MemorySegment ab, long ao, MemorySegment tb, long to, long mask, long hole, int cellBytes) {
         long j = (hole + 1) & mask;
         for (long steps = 0; steps < mask; steps++, j = (j + 1) & mask) {
-            long slot = SlotLayout.get(ab, ao, j);
+            long slot = SlotLayout.get(ab, ao, j, cellBytes);
             if (slot == SlotLayout.EMPTY) {
                 break;
             }
             long home = SlotLayout.home(slot, mask);
             if (SlotLayout.distance(home, j, mask) >= SlotLayout.distance(hole, j, mask)) {
-                // release stores, in order even in a process killed here: the copy lands before its old slot changes
-                SlotLayout.setRelease(ab, ao, hole, slot);
+                if (cellBytes == SlotLayout.SLOT_CELL) {
+                    // release stores, in order even in a process killed here: the copy lands before its old slot
+                    // changes (cells of more than a slot are in memory only)
+                    SlotLayout.setRelease(ab, ao, hole, cellBytes, slot);
+                } else {
+                    long from = SlotLayout.cellAt(ao, j, cellBytes);
+                    MemorySegment.copy(ab, from, ab, SlotLayout.cellAt(ao, hole, cellBytes),
+                            SlotLayout.usedBytes(ab, from));
+                }
                 if (tb != null) {
                     TagLayout.set(tb, to, hole, TagLayout.get(tb, to, j));
                 }
                 hole = j;
             }
         }
-        SlotLayout.setRelease(ab, ao, hole, SlotLayout.EMPTY);
+        SlotLayout.setRelease(ab, ao, hole, cellBytes, SlotLayout.EMPTY);
         if (tb != null) {
             TagLayout.set(tb, to, hole, TagLayout.EMPTY);
         }
@@ -817,9 +1002,9 @@ final class HashTable {
      * make one. Entries whose fields do not fit their slices never match.
      */
     static long earlierLinkOfKey(Pool pool, MemorySegment ab, long ao, long mask, long home, long i) {
-        long slot = SlotLayout.get(ab, ao, i);
+        long slot = SlotLayout.get(ab, ao, i, SlotLayout.SLOT_CELL);
         for (long j = home; j != i; j = (j + 1) & mask) {
-            long other = SlotLayout.get(ab, ao, j);
+            long other = SlotLayout.get(ab, ao, j, SlotLayout.SLOT_CELL);
             if (other != SlotLayout.EMPTY && SlotLayout.tagOf(other) == SlotLayout.tagOf(slot)
                     && SlotLayout.granule(other) != SlotLayout.granule(slot)
                     && sameKey(pool, SlotLayout.granule(other), SlotLayout.granule(slot))) {
@@ -850,9 +1035,12 @@ final class HashTable {
         }
     }
 
-    /** What entry {@code e} counts against a byte bound: its whole slice's payload (fields, key and value). */
+    /**
+     * What entry {@code e} counts against a byte bound: its whole payload (fields, key and value). Under the lock;
+     * validated for an entry apart.
+     */
     long entryBytes(long e) {
-        return pool.length(e);
+        return isInline(e) ? pool.lengthUnchecked(e) : pool.length(e);
     }
 
     /**
@@ -904,11 +1092,13 @@ final class HashTable {
         long to = pool.payloadOffset(tags);
         long n = 1L << SegmentLayout.slotBits(sb, so);
         for (long i = 0; i < n; i++) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
             if (slot != SlotLayout.EMPTY) {
-                SlotLayout.set(ab, ao, i, SlotLayout.EMPTY);
+                SlotLayout.set(ab, ao, i, cellBytes, SlotLayout.EMPTY);
                 TagLayout.set(tb, to, i, TagLayout.EMPTY);
-                pool.delete(pool.currentReference(SlotLayout.granule(slot)));
+                if (!SlotLayout.isInline(slot)) {
+                    pool.delete(pool.currentReference(SlotLayout.granule(slot)));
+                }
             }
         }
         SegmentLayout.setCount(sb, so, 0);
@@ -978,7 +1168,7 @@ final class HashTable {
         for (long home = p; home <= mask; home += step) {
             long steps = 0;
             for (long i = home; ; i = (i + 1) & mask) {
-                long slot = SlotLayout.get(ab, ao, i);
+                long slot = SlotLayout.get(ab, ao, i, cellBytes);
                 if (slot == SlotLayout.EMPTY) {
                     break;
                 }
@@ -986,7 +1176,8 @@ final class HashTable {
                     return false;
                 }
                 if (SlotLayout.home(slot, mask) == home) {
-                    sink.accept(pool.currentReference(SlotLayout.granule(slot)));
+                    sink.accept(SlotLayout.isInline(slot) ? inlineReference(slots, i)
+                            : pool.currentReference(SlotLayout.granule(slot)));
                 }
             }
         }

@@ -15,15 +15,17 @@ import java.util.function.Function;
 /**
  * The entry-set and key-set views of {@link OffHeapHashMap}, and their weakly consistent iterator.
  *
- * <p>The iterator walks segment by segment. Within a segment it fixes the slot count {@code 2^b} it first saw
- * and visits positions {@code p = 0 .. 2^b - 1}; at each position it reads, in one lock-free read validated by the
- * segment's version, every entry whose hash is {@code p} modulo {@code 2^b} ({@link HashTable#collectPosition}).
- * Slot counts only grow (doubling), so the positions partition the entries however often the segment grows
- * meanwhile: an entry present throughout the iteration is returned exactly once. Within a position, entries come
- * in the order of their references, which growth does not change. A segment whose entry count reads 0 when the
- * walk reaches it is skipped: an entry present throughout the iteration keeps the count of its segment above 0 (a
- * map on a large pool has many segments, mostly empty while it is small; {@link HashTable#segmentCount}). Keys and
- * values are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
+ * <p>The iterator walks segment by segment. Within a segment it fixes the slot count {@code 2^b} it first saw and
+ * visits positions {@code p = 0 .. 2^b - 1}; at each position it reads, in one lock-free read validated by the
+ * segment's version, every entry whose hash is {@code p} modulo {@code 2^b} ({@link HashTable#collectPosition}). Slot
+ * counts only grow (doubling), so the positions partition the entries however often the segment grows meanwhile: an
+ * entry present throughout the iteration is returned exactly once. A position's entries are read in one validated
+ * attempt, so an entry lying in a cell, which a removal's shift or a growth moves, is read where it was at that
+ * attempt's version, and comes once. They come in probe order from each home in turn, an order that a removal (which
+ * shifts a run's later cells back, keeping their order) does not change. A segment whose entry count reads 0 when the
+ * walk reaches it is skipped: an entry present throughout the iteration keeps the count of its segment above 0 (a map
+ * on a large pool has many segments, mostly empty while it is small; {@link HashTable#segmentCount}). Keys and values
+ * are copied to the heap as the iterator advances; {@code remove} removes the last key from the map.
  */
 final class HashViews {
     private HashViews() {}
@@ -111,9 +113,6 @@ final class HashViews {
                 if (!complete && table.isStable(segment, version)) {
                     throw new IllegalStateException("segment " + segment + " has a slot array with no empty slot");
                 }
-                // Growth keeps the entries' references, so this order does not change while the segment grows:
-                // two walks of an unchanged position agree.
-                Arrays.sort(found, 0, foundCount);
                 if (!complete || !table.isStable(segment, version)) {
                     return false;
                 }

@@ -72,6 +72,9 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             int s = table.segmentOf(scratch.keyHash());
             while (true) {
                 long e = map.findLinked(s, scratch);
+                if (HashTable.isInline(e)) {
+                    e = map.findApart(s, scratch);
+                }
                 if (e == 0) {
                     map.recordRead(0);
                     return null;
@@ -194,7 +197,8 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         long odd = table.beginValueWrite(e);
         boolean done = false;
         try {
-            scratch.writeView.openJournaled(pool.segment(e), pool.payloadOffset(e) + start, pool.length(e) - start,
+            scratch.writeView.openJournaled(pool.segment(e), pool.payloadOffset(e) + start,
+                    (int) table.entryBytes(e) - start,
                     resizer, scratch.journal);
             computer.accept(scratch.writeView);
             scratch.writeView.close();

@@ -73,9 +73,43 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     public record Bounds<K, V>(long maximumSize, long maximumBytes,
             EvictionListener<? super K, ? super V> listener, boolean recordStats) {}
 
+    /** A new map whose entries all lie apart from its slots. */
     public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
             long expectedSize, Bounds<K, V> bounds) {
-        this(pool, ownsPool, keySerializer, valueSerializer, newTable(pool, ownsPool, expectedSize, bounds), bounds);
+        this(pool, ownsPool, keySerializer, valueSerializer, expectedSize, bounds, SLOT_CELLS);
+    }
+
+    /**
+     * A new map whose slot arrays have cells of {@code cellBytes} bytes: {@link #SLOT_CELLS}, or
+     * {@link #cellBytesFor} the entries that are to lie in them.
+     *
+     * @throws IllegalArgumentException if the cells are larger than 1/1,024 of the pool's block size
+     */
+    public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
+            long expectedSize, Bounds<K, V> bounds, long cellBytes) {
+        this(pool, ownsPool, keySerializer, valueSerializer,
+                newTable(pool, ownsPool, expectedSize, bounds, checkCellBytes(cellBytes, pool)), bounds);
+    }
+
+    /** The cell size of a table of slots only, whose entries all lie apart. */
+    public static final long SLOT_CELLS = SlotLayout.SLOT_CELL;
+
+    /**
+     * The cell size of a table whose entries lie in its cells when their serialized keys and values take at most
+     * these bytes (both at least 0).
+     */
+    public static long cellBytesFor(int maxKeyBytes, int maxValueBytes) {
+        return HashTable.cellBytesFor(maxKeyBytes, maxValueBytes);
+    }
+
+    private static int checkCellBytes(long cellBytes, Pool pool) {
+        long most = pool.blockSize() / 1024;
+        if (cellBytes > most) {
+            throw new IllegalArgumentException("inlineEntries asks for cells of " + cellBytes + " bytes, more than the"
+                    + " pool's block size (" + pool.blockSize() + " bytes) allows: at most " + most
+                    + " bytes, 1/1024 of it");
+        }
+        return (int) cellBytes;
     }
 
     /**
@@ -171,18 +205,20 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 + memory.sweptBytes() + " bytes) freed, " + memory.freeBytes() + " bytes free in all");
     }
 
-    private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds) {
+    private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds,
+            int cellBytes) {
         int segments = HashTable.segmentCount(expectedSize, bounds.maximumSize(), pool.memoryLimit(),
-                pool.maxSliceSize());
-        long tableBytes = HashTable.slotBytesAt(expectedSize, segments);
+                pool.maxSliceSize(), cellBytes);
+        long tableBytes = HashTable.slotBytesAt(expectedSize, segments, cellBytes);
         if (tableBytes > pool.memoryLimit()) {
             throw new IllegalArgumentException("expectedSize " + expectedSize + " needs at least " + tableBytes
                     + " bytes of slot and tag arrays alone, more than the memory limit of " + pool.memoryLimit()
                     + " bytes");
         }
-        int slotBits = HashTable.initialSlotBits(expectedSize, segments, pool.maxSliceSize(), pool.inFile());
+        int slotBits = HashTable.initialSlotBits(expectedSize, segments, pool.maxSliceSize(), pool.inFile(),
+                cellBytes);
         return new HashTable(pool, !ownsPool, segments, slotBits, Budget.initialFree(bounds.maximumSize()),
-                Budget.initialFree(bounds.maximumBytes()));
+                Budget.initialFree(bounds.maximumBytes()), cellBytes);
     }
 
     private OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
@@ -352,7 +388,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      */
     long reserveGrowth(int s, long entry, long fresh, Scratch scratch) {
         long size = pool.length(fresh);
-        long grown = size - pool.length(entry);
+        long grown = size - table.entryBytes(entry);
         if (budget != null) {
             budget.reserve(s, 0, grown, size, entry, scratch, this);
         }
@@ -368,7 +404,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     /** Under the lock, after {@link HashTable#findLocked} found {@code e}: unlinks and deletes it. */
     void unlink(int s, Scratch scratch, long e) {
-        long size = pool.length(e);
+        long size = table.entryBytes(e);
         table.unlink(s, scratch.keyHash(), e);
         if (budget != null) {
             budget.release(s, 1, size);
@@ -470,6 +506,21 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 scratch.version = version;
                 return e;
             }
+        }
+    }
+
+    /**
+     * The entry holding the key in {@code scratch}, in a slice of its own, or 0 if the key is absent: for a
+     * zero-copy handle, which must not move with a cell. An entry lying in its cell is moved apart first
+     * ({@link HashTable#spill}). Takes segment {@code s}'s lock; linearizes at the locked search.
+     */
+    long findApart(int s, Scratch scratch) {
+        long token = table.lock(s);
+        try {
+            long e = table.findLocked(s, scratch);
+            return e == 0 ? 0 : table.spill(s, e);
+        } finally {
+            table.unlock(s, token);
         }
     }
 

@@ -9,19 +9,20 @@ import java.lang.foreign.MemorySegment;
  * writer doubles the arrays (MapHash grows a whole table at once; here one segment at a time, so only that segment's
  * writers wait, for as long as rehashing its slots takes).
  *
- * <p>Implementation notes. The new arrays are built while private: every occupied slot of the old array is copied,
- * with its tag, to the first empty slot from its home in the new one, computed from the slot's own tag bits alone
- * ({@link SlotLayout}), so no entry is read or written. One mutation then installs them (slot array reference, tag
- * array reference, then their size, all release stores), and the old arrays are deleted through Nova. A lock-free
- * reader that probed the old arrays sees the version move and probes again; one that reads an old array after its
- * memory was reused reads garbage, which the same version check rejects. A process killed at any instruction
+ * <p>Implementation notes. The new arrays are built while private: every occupied cell of the old array is copied
+ * (its slot, and an entry lying in it), with its tag, to the first empty cell from its home in the new one, computed
+ * from the slot's own tag bits alone ({@link SlotLayout}), so no key is hashed and no entry apart is touched. One
+ * mutation then installs them (slot array reference, tag array reference, then their size, all release stores), and
+ * the old arrays are deleted through Nova. A lock-free reader that probed the old arrays (or read an entry in one of
+ * their cells) sees the version move and probes again; one that reads an old array after its memory was reused
+ * reads garbage, which the same version check rejects. A process killed at any instruction
  * leaves either the old slot array installed (the new one is a private slice nothing reaches, freed by the reopen's
  * sweep) or the new one with the tags or the size lagging, which the reopen takes from the slot array's length and
  * whose tags it rebuilds ({@code TableRecovery}); no entry is ever in neither.
  *
  * <p>A segment stops growing at {@link SlotLayout#MAX_BITS} bits or the largest slice the pool serves
- * ({@code maxSliceSize / 8} slots), or when memory for a larger array is lacking; it then fills to all but one
- * slot (one stays empty so that every probe ends), and an insertion past that fails with
+ * ({@code maxSliceSize / C} cells of {@code C} bytes), or when memory for a larger array is lacking; it then fills
+ * to all but one cell (one stays empty so that every probe ends), and an insertion past that fails with
  * {@link GroveOutOfMemoryException}.
  *
  * <p>Everything here runs under the segment's lock; the caller holds it.
@@ -30,12 +31,19 @@ final class SegmentGrowth {
     static final int MIN_SLOT_BITS = 4;
 
     private final Pool pool;
+    private final int cellBytes;
     private final int maxSlotBits;
 
-    SegmentGrowth(Pool pool) {
+    /** Growth of the arrays of a table whose cells have {@code cellBytes} bytes ({@link SlotLayout}). */
+    SegmentGrowth(Pool pool, int cellBytes) {
         this.pool = pool;
-        this.maxSlotBits = Math.min(SlotLayout.MAX_BITS,
-                31 - Integer.numberOfLeadingZeros(pool.maxSliceSize() / Long.BYTES));
+        this.cellBytes = cellBytes;
+        this.maxSlotBits = maxSlotBits(pool.maxSliceSize(), cellBytes);
+    }
+
+    /** log2 of the most cells of {@code cellBytes} bytes one array may have in slices of at most {@code maxSlice}. */
+    static int maxSlotBits(int maxSlice, int cellBytes) {
+        return Math.min(SlotLayout.MAX_BITS, 31 - Integer.numberOfLeadingZeros(maxSlice / cellBytes));
     }
 
     /** log2 of the most slots one array may have. */
@@ -43,9 +51,9 @@ final class SegmentGrowth {
         return maxSlotBits;
     }
 
-    /** A new slot array of {@code 2^bits} empty slots (a new slice's payload reads zero). */
+    /** A new slot array of {@code 2^bits} empty cells (a new slice's payload reads zero). */
     long newSlotArray(int bits) {
-        return pool.allocate(SlotLayout.bytesFor(bits));
+        return pool.allocate(SlotLayout.bytesFor(bits, cellBytes));
     }
 
     /** A new tag array of {@code 2^bits} empty tags. */
@@ -106,10 +114,11 @@ final class SegmentGrowth {
         long oldSlots = 1L << bits;
         long mask = (oldSlots << 1) - 1;
         for (long i = 0; i < oldSlots; i++) {
-            long slot = SlotLayout.get(ob, oo, i);
+            long slot = SlotLayout.get(ob, oo, i, cellBytes);
             if (slot != SlotLayout.EMPTY) {
                 long j = TagLayout.firstEmptyFrom(ntb, nto, mask, SlotLayout.home(slot, mask));
-                SlotLayout.set(nb, no, j, slot);
+                long from = SlotLayout.cellAt(oo, i, cellBytes);
+                MemorySegment.copy(ob, from, nb, SlotLayout.cellAt(no, j, cellBytes), SlotLayout.usedBytes(ob, from));
                 TagLayout.set(ntb, nto, j, TagLayout.get(otb, oto, i));
             }
         }

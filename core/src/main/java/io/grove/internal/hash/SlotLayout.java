@@ -9,13 +9,26 @@ import java.lang.invoke.VarHandle;
  * The slot array of a segment and the codec of its slots: the only place that knows their bits.
  *
  * <pre>
- * slot array (payload of a slice): 2^bits slots of 8 bytes, open addressing with linear probing.
+ * slot array (payload of a slice): 2^bits cells of C bytes, open addressing with linear probing; C is fixed for
+ * the table: 8 (a cell is a slot) unless the map stores entries inline (then a multiple of 16).
  * slot:  63   62                                34 33                                      0
  *       +---+------------------------------------+------------------------------------------+
  *       | 1 |  tag: bits 0-28 of the key's hash  |  granule of the entry's slice (34 bits)  |
  *       +---+------------------------------------+------------------------------------------+
  * empty slot: 0
+ * cell of C > 8 bytes, 16-byte aligned:
+ * byte offset 0            8                     16                                      C
+ *            +------------+---------------------+---------------------------------------+
+ *            | slot       | length (long)       | entry (EntryLayout), if the slot says  |
+ *            +------------+---------------------+---------------------------------------+
  * </pre>
+ *
+ * <p>Cells. A cell starts with its slot. A slot whose granule field is all ones ({@link #isInline}) says that its
+ * entry lies in the cell itself: the entry's payload length in the next 8 bytes, at the place and in the bits where a
+ * slice header keeps a slice's length (its state word, {@code SliceHeader}: version 0, length in the low 34 bits),
+ * then the entry as a slice's payload would hold it. An entry slice's header never lies in the last granule of the
+ * pool's address range (a payload follows it), so no other slot has that granule. A slot naming a slice leaves the
+ * rest of its cell unused: the entry did not fit, or a zero-copy handle moved it apart ({@code HashTable#spill}).
  *
  * <ul>
  *   <li>bit 63: set in every occupied slot, so that no occupied slot is 0 whatever its tag and granule.
@@ -41,6 +54,11 @@ final class SlotLayout {
     private static final long OCCUPIED = 1L << 63;
     private static final long TAG_MASK = (1L << TAG_BITS) - 1;
     private static final long GRANULE_MASK = (1L << TAG_SHIFT) - 1;
+    /** The bytes of a cell that is only a slot. */
+    static final int SLOT_CELL = Long.BYTES;
+    /** Where an inline entry's length is in its cell, and where the entry starts. */
+    static final int INLINE_LENGTH = 8;
+    static final int INLINE_ENTRY = 16;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
@@ -64,6 +82,16 @@ final class SlotLayout {
         return slot & GRANULE_MASK;
     }
 
+    /** The slot of an entry that lies in its cell, whose key's slot tag bits are {@code tagBits}. */
+    static long inlineSlot(long tagBits) {
+        return tagBits | GRANULE_MASK;
+    }
+
+    /** Whether an occupied slot's entry lies in its cell. */
+    static boolean isInline(long slot) {
+        return (slot & GRANULE_MASK) == GRANULE_MASK;
+    }
+
     /** The home index of an occupied slot's entry in an array of {@code mask + 1} slots. */
     static long home(long slot, long mask) {
         return slot >>> TAG_SHIFT & mask;
@@ -79,21 +107,47 @@ final class SlotLayout {
         return (i - home) & mask;
     }
 
-    static long get(MemorySegment block, long array, long i) {
-        return (long) LONG.get(block, array + i * Long.BYTES);
+    /** Where cell {@code i} of an array at {@code array} with cells of {@code cellBytes} bytes starts. */
+    static long cellAt(long array, long i, int cellBytes) {
+        return array + i * cellBytes;
     }
 
-    static void set(MemorySegment block, long array, long i, long slot) {
-        LONG.set(block, array + i * Long.BYTES, slot);
+    static long get(MemorySegment block, long array, long i, int cellBytes) {
+        return (long) LONG.get(block, cellAt(array, i, cellBytes));
+    }
+
+    static void set(MemorySegment block, long array, long i, int cellBytes, long slot) {
+        LONG.set(block, cellAt(array, i, cellBytes), slot);
     }
 
     /** Release: the stores before it (the entry it links) are ordered before it, even in a process killed here. */
-    static void setRelease(MemorySegment block, long array, long i, long slot) {
-        LONG.setRelease(block, array + i * Long.BYTES, slot);
+    static void setRelease(MemorySegment block, long array, long i, int cellBytes, long slot) {
+        LONG.setRelease(block, cellAt(array, i, cellBytes), slot);
     }
 
-    /** The bytes of an array of {@code 2^bits} slots. */
-    static int bytesFor(int bits) {
-        return Long.BYTES << bits;
+    /** The payload length of the entry in the cell at {@code cell}, whose slot {@link #isInline}. */
+    static int inlineLength(MemorySegment block, long cell) {
+        return (int) (long) LONG.get(block, cell + INLINE_LENGTH);
+    }
+
+    static void setInlineLength(MemorySegment block, long cell, int length) {
+        LONG.set(block, cell + INLINE_LENGTH, (long) length);
+    }
+
+    /**
+     * The bytes of the cell at {@code cell} that hold something: the slot, and an inline entry's length and
+     * payload; what a move of the cell copies.
+     */
+    static long usedBytes(MemorySegment block, long cell) {
+        return isInline(get(block, cell)) ? INLINE_ENTRY + inlineLength(block, cell) : Long.BYTES;
+    }
+
+    private static long get(MemorySegment block, long cell) {
+        return (long) LONG.get(block, cell);
+    }
+
+    /** The bytes of an array of {@code 2^bits} cells of {@code cellBytes} bytes. */
+    static int bytesFor(int bits, int cellBytes) {
+        return cellBytes << bits;
     }
 }

@@ -22,6 +22,8 @@ import java.util.Set;
  * file); the entries found and their bytes add up to the segment's count and byte total.
  */
 public final class TableCheck {
+    /** The cells of the tables checked: slots only (a table with entries in cells fails the slot array's length). */
+    private static final int CELL = SlotLayout.SLOT_CELL;
     private final Pool pool;
     private final HashTable table;
     private final boolean checked;
@@ -106,7 +108,7 @@ public final class TableCheck {
         long mask = (1L << bits) - 1;
         long empty = -1;
         for (long i = 0; i <= mask && empty < 0; i++) {
-            if (SlotLayout.get(ab, ao, i) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, i, CELL) == SlotLayout.EMPTY) {
                 empty = i;
             }
         }
@@ -122,7 +124,7 @@ public final class TableCheck {
         long runStart = empty;
         for (long k = 1; k <= mask + 1; k++) {
             long i = (empty + k) & mask;
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             byte tag = TagLayout.get(tb, to, i);
             if (slot == SlotLayout.EMPTY) {
                 if (tag != TagLayout.EMPTY) {

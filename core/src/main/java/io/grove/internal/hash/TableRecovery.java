@@ -44,6 +44,8 @@ import java.util.Arrays;
  * expected after a mere kill.
  */
 final class TableRecovery {
+    /** The cells of a table in a file: slots only (entries in cells are for tables in memory, so far). */
+    private static final int CELL = SlotLayout.SLOT_CELL;
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
@@ -139,7 +141,7 @@ final class TableRecovery {
         long to = pool.payloadOffset(tags);
         long n = 1L << SegmentLayout.slotBits(sb, so);
         for (long i = 0; i < n; i++) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             byte tag = TagLayout.EMPTY;
             if (slot != SlotLayout.EMPTY) {
                 long e = pool.currentReference(SlotLayout.granule(slot));
@@ -200,45 +202,46 @@ final class TableRecovery {
         long ao = pool.payloadOffset(slots);
         long mask = (1L << bits) - 1;
         if (!hasEmptySlot(ab, ao, mask)) { // only pages of different ages can make one: every probe needs an end
-            SlotLayout.set(ab, ao, mask, SlotLayout.EMPTY);
+            SlotLayout.set(ab, ao, mask, CELL, SlotLayout.EMPTY);
             unsoundDropped++;
         }
         long[] duplicated = duplicatedSlots(ab, ao, mask);
         int[] copies = copiesLeft;
         for (long i = 0; i <= mask; ) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             if (slot == SlotLayout.EMPTY) {
                 i++;
                 continue;
             }
             int d = Arrays.binarySearch(duplicated, slot);
             if (d >= 0 && copies[d] > 1) { // a copy a cut-off shift left behind: drop all but the last one met
-                HashTable.shiftBack(ab, ao, null, 0, mask, i);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
                 copies[d]--;
                 duplicatesRemoved++;
                 continue; // slot i holds the next slot of the run now
             }
             long e = soundEntry(s, segments, slot);
             if (e == 0) {
-                HashTable.shiftBack(ab, ao, null, 0, mask, i);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
                 unsoundDropped++;
                 continue;
             }
             long home = SlotLayout.home(slot, mask);
             long firstEmpty = firstEmpty(ab, ao, mask, home, i);
             if (firstEmpty >= 0) { // an empty slot between its home and itself: lookups would stop before it
-                SlotLayout.setRelease(ab, ao, firstEmpty, slot);
-                HashTable.shiftBack(ab, ao, null, 0, mask, i);
+                SlotLayout.setRelease(ab, ao, firstEmpty, CELL, slot);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
                 misplacedRelinked++;
                 continue;
             }
             i++;
         }
         for (long i = 0; i <= mask; ) { // every slot left is sound and reachable: now each key once
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             if (slot != SlotLayout.EMPTY
                     && HashTable.earlierLinkOfKey(pool, ab, ao, mask, SlotLayout.home(slot, mask), i) >= 0) {
-                HashTable.shiftBack(ab, ao, null, 0, mask, i); // the link lookups do not reach: a removed one, or older
+                // the link lookups do not reach: a removed one, or older
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
                 repeatedKeysDropped++;
                 continue;
             }
@@ -250,7 +253,7 @@ final class TableRecovery {
         long count = 0;
         long bytes = 0;
         for (long i = 0; i <= mask; i++) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             if (slot != SlotLayout.EMPTY) {
                 long e = pool.currentReference(SlotLayout.granule(slot));
                 keep(e);
@@ -279,7 +282,7 @@ final class TableRecovery {
         }
         int n = 0;
         for (long i = 0; i <= mask; i++) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             if (slot != SlotLayout.EMPTY) {
                 slotWords[n++] = slot;
             }
@@ -305,7 +308,7 @@ final class TableRecovery {
 
     private static boolean hasEmptySlot(MemorySegment ab, long ao, long mask) {
         for (long i = 0; i <= mask; i++) {
-            if (SlotLayout.get(ab, ao, i) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, i, CELL) == SlotLayout.EMPTY) {
                 return true;
             }
         }
@@ -315,7 +318,7 @@ final class TableRecovery {
     /** The first empty slot from {@code home} up to {@code i} (cyclically), or -1 if the run is unbroken. */
     private static long firstEmpty(MemorySegment ab, long ao, long mask, long home, long i) {
         for (long j = home; j != i; j = (j + 1) & mask) {
-            if (SlotLayout.get(ab, ao, j) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, j, CELL) == SlotLayout.EMPTY) {
                 return j;
             }
         }

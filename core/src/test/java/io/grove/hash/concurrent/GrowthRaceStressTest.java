@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
+import io.grove.testing.PaddedLongs;
 import io.grove.testing.StressRun;
 import io.grove.view.Handle;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Lock-free lookups racing with the growth of their own segment. The other stress tests grow many segments and
@@ -25,7 +27,10 @@ import org.junit.jupiter.api.Test;
  * that the segment grows again.
  *
  * <p>The keys are chosen with {@link Internals} (the map's own hash and segment choice) on a map of the same pool
- * settings as the test's, which fix the number of segments.
+ * settings and layout as the test's, which fix the number of segments.
+ *
+ * <p>The test runs on both layouts ({@link Layout}): entries in slices, and entries in the cells of the segment's
+ * array ({@code inlineEntries}), which the growth copies to the new array while readers probe them.
  */
 class GrowthRaceStressTest {
     private static final int HOT = 16;
@@ -33,36 +38,81 @@ class GrowthRaceStressTest {
     private static final long HOME_MASK = (1L << 12) - 1;
     private static final int ROUNDS = 200;
     private static final int READERS = 2;
-    private static final long[] SAME_SEGMENT = new long[KEYS];
-    private static final int SEGMENT;
+    /** The hot keys that the inline layout's readers read with {@code zc().get}. */
+    private static final int ZC_HOT = 4;
+    /** Values of the inline layout: a fifth of the keys (which map to themselves) do not fit their cells. */
+    private static final PaddedLongs PADDED = new PaddedLongs(16, v -> v % 5 == 0);
 
-    static {
-        try (MemoryPool pool = newPool();
-                GroveHashMap<Long, Long> probe = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
-                        .expectedSize(1).pool(pool).build()) {
-            SEGMENT = Internals.segmentOfLongKey(probe, 0);
-            long home = Internals.hashOfLongKey(0) & HOME_MASK;
-            int hot = 0;
-            int other = HOT;
-            for (long k = 0; hot < HOT || other < KEYS; k++) {
-                if (Internals.segmentOfLongKey(probe, k) != SEGMENT) {
-                    continue;
-                }
-                if ((Internals.hashOfLongKey(k) & HOME_MASK) == home) {
-                    if (hot < HOT) {
-                        SAME_SEGMENT[hot++] = k;
+    /** How the map lays its entries out. */
+    enum Layout {
+        /** Every entry in its own slice. */
+        SLICES,
+        /**
+         * {@code inlineEntries(8, 8)} with {@link #PADDED} values: most entries in their cells, which the growth
+         * copies, and some apart. Every fourth hot key has a padded value, so the hot run holds both kinds. The
+         * readers' {@code zc().get}, which moves an entry out of its cell, reads only the first {@code ZC_HOT} of
+         * the hot keys, so that the others stay in their cells.
+         */
+        INLINE_CELLS;
+
+        GroveHashMap<Long, Long> build(MemoryPool pool) {
+            GroveHashMap.Builder<Long, Long> builder = GroveHashMap.builder(Serializers.longs(),
+                    this == SLICES ? Serializers.longs() : PADDED).expectedSize(1).pool(pool);
+            return (this == SLICES ? builder : builder.inlineEntries(Long.BYTES, Long.BYTES)).build();
+        }
+
+        int zcHot() {
+            return this == SLICES ? HOT : ZC_HOT;
+        }
+    }
+
+    /**
+     * The keys of one segment ({@code segment}): first the {@value #HOT} hot keys, then the others; found once per
+     * layout.
+     */
+    private static final class Aim {
+        final int segment;
+        final long[] sameSegment;
+
+        private Aim(int segment, long[] sameSegment) {
+            this.segment = segment;
+            this.sameSegment = sameSegment;
+        }
+
+        static Aim of(Layout layout) {
+            long[] keys = new long[KEYS];
+            try (MemoryPool pool = newPool();
+                    GroveHashMap<Long, Long> probe = layout.build(pool)) {
+                int segment = Internals.segmentOfLongKey(probe, 0);
+                long home = Internals.hashOfLongKey(0) & HOME_MASK;
+                int hot = 0;
+                int other = HOT;
+                for (long k = 0; hot < HOT || other < KEYS; k++) {
+                    if (Internals.segmentOfLongKey(probe, k) != segment) {
+                        continue;
                     }
-                } else if (other < KEYS) {
-                    SAME_SEGMENT[other++] = k;
+                    if ((Internals.hashOfLongKey(k) & HOME_MASK) == home) {
+                        if (hot < HOT && PADDED.isPadded(k) == (hot % 4 == 3)) {
+                            keys[hot++] = k;
+                        }
+                    } else if (other < KEYS) {
+                        keys[other++] = k;
+                    }
                 }
+                return new Aim(segment, keys);
             }
         }
     }
 
-    @Test
-    void lookupsOfHotKeysNeverMissWhileTheirSegmentGrows() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void lookupsOfHotKeysNeverMissWhileTheirSegmentGrows(Layout layout) throws Exception {
+        Aim aim = Aim.of(layout);
+        long[] sameSegment = aim.sameSegment;
+        int segment = aim.segment;
+        int zcHot = layout.zcHot();
         try (MemoryPool pool = newPool()) {
-            AtomicReference<GroveHashMap<Long, Long>> current = new AtomicReference<>(newRound(pool));
+            AtomicReference<GroveHashMap<Long, Long>> current = new AtomicReference<>(newRound(pool, layout, aim));
             AtomicLong round = new AtomicLong();
             AtomicLongArray readerRound = new AtomicLongArray(READERS);
             AtomicLong reads = new AtomicLong();
@@ -75,19 +125,19 @@ class GrowthRaceStressTest {
                 for (int r = 0; r < ROUNDS && run.proceed(i); r++) {
                     GroveHashMap<Long, Long> map = current.get();
                     for (int j = HOT; j < KEYS && run.proceed(i); j++, i++) {
-                        map.put(SAME_SEGMENT[j], SAME_SEGMENT[j]);
+                        map.put(sameSegment[j], sameSegment[j]);
                         // locked operations that change nothing: they take the lock the growth takes
-                        Long present = map.putIfAbsent(SAME_SEGMENT[HOT], -1L);
-                        if (present == null || present != SAME_SEGMENT[HOT]) {
+                        Long present = map.putIfAbsent(sameSegment[HOT], -1L);
+                        if (present == null || present != sameSegment[HOT]) {
                             throw new AssertionError("putIfAbsent of a present key returned " + present);
                         }
-                        if (j + 1 < KEYS && map.computeIfPresent(SAME_SEGMENT[j + 1], (key, v) -> -1L) != null) {
+                        if (j + 1 < KEYS && map.computeIfPresent(sameSegment[j + 1], (key, v) -> -1L) != null) {
                             throw new AssertionError("computeIfPresent found a key not inserted yet");
                         }
                     }
-                    minBits.accumulateAndGet(Internals.slotBits(map, SEGMENT), Math::min);
+                    minBits.accumulateAndGet(Internals.slotBits(map, segment), Math::min);
                     // next round: publish a fresh map, wait until no reader can still be in the old one, close it
-                    current.set(newRound(pool));
+                    current.set(newRound(pool, layout, aim));
                     long next = round.incrementAndGet();
                     for (int reader = 0; reader < READERS; reader++) {
                         while (readerRound.get(reader) < next && !run.stopping()) {
@@ -109,14 +159,15 @@ class GrowthRaceStressTest {
                     }
                     GroveHashMap<Long, Long> map = current.get();
                     readerRound.set(index - 1, r); // worker 0 is the writer
-                    long k = SAME_SEGMENT[(int) (i % HOT)];
-                    switch ((int) (i % 3)) {
+                    int op = (int) (i % 3);
+                    long k = sameSegment[(int) (op == 2 ? i % zcHot : i % HOT)];
+                    switch (op) {
                         case 0 -> {
                             Long v = map.get(k);
                             if (v == null || v != k) {
                                 throw new AssertionError("round " + r + ": get(" + k + ") returned " + v
-                                        + " while the segment grew (2^" + Internals.slotBits(map, SEGMENT)
-                                        + " slots, " + Internals.count(map, SEGMENT) + " entries)");
+                                        + " while the segment grew (2^" + Internals.slotBits(map, segment)
+                                        + " slots, " + Internals.count(map, segment) + " entries)");
                             }
                         }
                         case 1 -> {
@@ -148,11 +199,10 @@ class GrowthRaceStressTest {
     }
 
     /** A fresh map holding the hot keys, each mapped to itself. */
-    private static GroveHashMap<Long, Long> newRound(MemoryPool pool) {
-        GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
-                .expectedSize(1).pool(pool).build();
+    private static GroveHashMap<Long, Long> newRound(MemoryPool pool, Layout layout, Aim aim) {
+        GroveHashMap<Long, Long> map = layout.build(pool);
         for (int j = 0; j < HOT; j++) {
-            map.put(SAME_SEGMENT[j], SAME_SEGMENT[j]);
+            map.put(aim.sameSegment[j], aim.sameSegment[j]);
         }
         return map;
     }

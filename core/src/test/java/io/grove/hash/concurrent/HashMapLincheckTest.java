@@ -3,6 +3,7 @@ package io.grove.hash.concurrent;
 import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
+import io.grove.testing.PaddedLongs;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
@@ -22,6 +23,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>All maps of a run draw on one pool; each invocation's map is closed when Lincheck makes the next one
  * ({@link io.grove.testing.SingleKeyOperations#retirePrevious}), so its slices return to the pool.
+ *
+ * <p>{@link InlineCells} runs the same operations on a map built with {@code inlineEntries(8, 8)}, whose values
+ * mostly fit the cells and sometimes do not, so that puts, merges and computes move entries out of their cells and
+ * back, zero-copy reads move them apart, and in-place updates resize them past the cell and back.
  */
 public class HashMapLincheckTest extends HashMapOperations {
     private static final MemoryPool POOL = MemoryPool.builder().blockSize(1 << 20).memoryLimit(64L << 20).build();
@@ -52,5 +57,43 @@ public class HashMapLincheckTest extends HashMapOperations {
         new StressOptions().iterations(30).invocationsPerIteration(1_000).threads(3).actorsPerThread(4)
                 .actorsBefore(2).actorsAfter(2).sequentialSpecification(SequentialMapSpec.class)
                 .check(HashMapLincheckTest.class);
+    }
+
+    /**
+     * The operations on a map with cells for 8-byte keys and values ({@code inlineEntries(8, 8)}) and values of
+     * {@link #VALUES}, which take 24 bytes when they are a multiple of 4 (4 among the values put, 8 and 12 among those
+     * merge and compute make), so that they do not fit a cell. A value's first word is its number, as
+     * {@code Serializers.longs()} writes it, so the zero-copy operations work on both sizes.
+     */
+    public static class InlineCells extends HashMapOperations {
+        static final PaddedLongs VALUES = new PaddedLongs(16, v -> v % 4 == 0);
+        private static final AtomicReference<AutoCloseable> PREVIOUS = new AtomicReference<>();
+
+        public InlineCells() {
+            super(newInlineMap());
+        }
+
+        private static GroveHashMap<Long, Long> newInlineMap() {
+            GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), VALUES)
+                    .expectedSize(1).pool(POOL).inlineEntries(Long.BYTES, Long.BYTES).build();
+            return retirePrevious(PREVIOUS, map, map);
+        }
+
+        @Override
+        protected long key(int k) {
+            return k;
+        }
+
+        @Validate
+        public void validate() {
+            iterationAgreesWithLookups();
+        }
+    }
+
+    @Test
+    void stressWithInlineCells() {
+        new StressOptions().iterations(10).invocationsPerIteration(1_000).threads(3).actorsPerThread(4)
+                .actorsBefore(2).actorsAfter(2).sequentialSpecification(SequentialMapSpec.class)
+                .check(InlineCells.class);
     }
 }

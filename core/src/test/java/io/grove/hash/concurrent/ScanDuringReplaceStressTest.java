@@ -30,12 +30,32 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ScanDuringReplaceStressTest {
     private static final int KEYS = 64;
     private static final int HOT_KEYS = 4;
+    private static final int HOT_KEYS_IN_CELLS = 5;
     private static final int SCANS_PER_SCANNER = 400;
 
     @ParameterizedTest
     @EnumSource(StressRun.Threads.class)
     void scansSeeEveryKeyWhoseValueIsReplaced(StressRun.Threads threads) throws Exception {
-        try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes()).build()) {
+        run(threads, GroveHashMap.builder(Serializers.longs(), Serializers.bytes()), HOT_KEYS);
+    }
+
+    /**
+     * The same on a map with cells for values of up to 16 bytes ({@code inlineEntries(8, 16)}): values of 8 and 16
+     * bytes fit, those of 24 do not, so replacements move the hot keys' entries out of their cells and back in, and
+     * the zero-copy scans move the entries they return out of their cells. {@value #HOT_KEYS_IN_CELLS} keys are hot,
+     * so that the scans meet more entries that have just moved (a number prime to the 4 kinds of replacement, so
+     * that each writer gives each hot key every kind).
+     */
+    @ParameterizedTest
+    @EnumSource(StressRun.Threads.class)
+    void scansSeeEveryKeyInCellsWhoseValueIsReplaced(StressRun.Threads threads) throws Exception {
+        run(threads, GroveHashMap.builder(Serializers.longs(), Serializers.bytes()).inlineEntries(Long.BYTES, 16),
+                HOT_KEYS_IN_CELLS);
+    }
+
+    private static void run(StressRun.Threads threads, GroveHashMap.Builder<Long, byte[]> builder, int hotKeys)
+            throws Exception {
+        try (GroveHashMap<Long, byte[]> map = builder.build()) {
             for (long k = 0; k < KEYS; k++) {
                 map.put(k, value(k, 8));
             }
@@ -56,7 +76,7 @@ class ScanDuringReplaceStressTest {
             StressRun run = new StressRun();
             run.workers(threads.factory("replacer"), writers, index -> {
                 for (long i = 0; scansLeft.get() > 0 && run.proceed(i); i++) {
-                    long k = (index + i) % HOT_KEYS;
+                    long k = (index + i) % hotKeys;
                     switch ((int) (i % 4)) {
                         case 0 -> map.put(k, value(k, 8 + (int) (i % 3) * 8));
                         case 1 -> map.zc().put(k, value(k, 16));
@@ -79,7 +99,7 @@ class ScanDuringReplaceStressTest {
                             missing.add(k);
                         }
                     }
-                    boolean missingOnlyHot = missing.stream().allMatch(k -> k < HOT_KEYS);
+                    boolean missingOnlyHot = missing.stream().allMatch(k -> k < hotKeys);
                     if (seen.size() != KEYS || distinct.size() + unreadable != KEYS || !missingOnlyHot) {
                         throw new AssertionError("scan " + which + " returned " + seen.size() + " elements, "
                                 + distinct.size() + " distinct keys and " + unreadable

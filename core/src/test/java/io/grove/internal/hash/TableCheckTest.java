@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@link TableCheck} finds nothing in sound tables and each kind of damage in a damaged one. */
 class TableCheckTest {
+    private static final int CELL = SlotLayout.SLOT_CELL;
+
     private static final OffHeapHashMap.Bounds<Long, String> UNBOUNDED =
             new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, Long.MAX_VALUE, null, false);
 
@@ -71,7 +73,7 @@ class TableCheckTest {
         MemorySegment ab = slotArrayBlock(pool, table);
         long ao = slotArrayOffset(pool, table);
         for (long i = 0; ; i++) {
-            long slot = SlotLayout.get(ab, ao, i);
+            long slot = SlotLayout.get(ab, ao, i, CELL);
             if (slot != SlotLayout.EMPTY) {
                 long e = pool.currentReference(SlotLayout.granule(slot));
                 return new Entry(i, e, pool.segment(e), pool.payloadOffset(e));
@@ -91,7 +93,8 @@ class TableCheckTest {
     private static long emptyAfter(Pool pool, HashTable table, long from) {
         long mask = (1L << table.slotBits(0)) - 1;
         for (long i = (from + 1) & mask; ; i = (i + 1) & mask) {
-            if (SlotLayout.get(slotArrayBlock(pool, table), slotArrayOffset(pool, table), i) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(slotArrayBlock(pool, table), slotArrayOffset(pool, table), i, CELL)
+                    == SlotLayout.EMPTY) {
                 return i;
             }
         }
@@ -147,7 +150,8 @@ class TableCheckTest {
             Entry e = firstEntry(map.pool(), map.table);
             MemorySegment ab = slotArrayBlock(map.pool(), map.table);
             long ao = slotArrayOffset(map.pool(), map.table);
-            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot()), SlotLayout.get(ab, ao, e.slot()));
+            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot()), CELL,
+                    SlotLayout.get(ab, ao, e.slot(), CELL));
         });
     }
 
@@ -185,9 +189,9 @@ class TableCheckTest {
             Entry e = firstEntry(map.pool(), map.table);
             MemorySegment ab = slotArrayBlock(map.pool(), map.table);
             long ao = slotArrayOffset(map.pool(), map.table);
-            long slot = SlotLayout.get(ab, ao, e.slot());
-            SlotLayout.set(ab, ao, e.slot(), SlotLayout.EMPTY);
-            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot() + 1), slot);
+            long slot = SlotLayout.get(ab, ao, e.slot(), CELL);
+            SlotLayout.set(ab, ao, e.slot(), CELL, SlotLayout.EMPTY);
+            SlotLayout.set(ab, ao, emptyAfter(map.pool(), map.table, e.slot() + 1), CELL, slot);
         });
     }
 }

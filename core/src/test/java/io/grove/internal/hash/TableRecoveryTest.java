@@ -25,6 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * its entries and keeps working.
  */
 class TableRecoveryTest {
+    private static final int CELL = SlotLayout.SLOT_CELL;
+
     private static final OffHeapHashMap.Bounds<Long, String> UNBOUNDED =
             new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, Long.MAX_VALUE, null, false);
 
@@ -69,8 +71,8 @@ class TableRecoveryTest {
             long slots = SegmentLayout.slots(sb, so);
             long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
             for (long i = 0; i <= mask; i++) {
-                long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i);
-                long next = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), (i + 1) & mask);
+                long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i, CELL);
+                long next = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), (i + 1) & mask, CELL);
                 if (slot != SlotLayout.EMPTY && next != SlotLayout.EMPTY
                         && SlotLayout.home(next, mask) != ((i + 1) & mask)) {
                     return i;
@@ -98,7 +100,7 @@ class TableRecoveryTest {
             MemorySegment ab = pool.segment(slots);
             long ao = pool.payloadOffset(slots);
             SegmentLayout.beginMutation(sb, so); // the kill's state: mutation open, the next slot copied, not moved
-            SlotLayout.set(ab, ao, i, SlotLayout.get(ab, ao, (i + 1) & mask));
+            SlotLayout.set(ab, ao, i, CELL, SlotLayout.get(ab, ao, (i + 1) & mask, CELL));
             SegmentLayout.setVersion(sb, so, SegmentLayout.version(sb, so) + 1); // readers may look now
             List<Long> lost = reference.keySet().stream().filter(k -> map.get(k) == null).toList();
             assertEquals(1, lost.size(), "the removed entry's key");
@@ -136,10 +138,10 @@ class TableRecoveryTest {
             long entriesBefore = SegmentLayout.count(sb, so);
             long kept = SlotLayout.EMPTY;
             for (long i = 0; kept == SlotLayout.EMPTY; i++) {
-                kept = SlotLayout.get(ab, ao, i);
+                kept = SlotLayout.get(ab, ao, i, CELL);
             }
             for (long i = 0; i <= mask; i++) {
-                SlotLayout.set(ab, ao, i, kept);
+                SlotLayout.set(ab, ao, i, CELL, kept);
             }
             SegmentLayout.setCount(sb, so, mask + 1);
 
@@ -173,28 +175,29 @@ class TableRecoveryTest {
             }
             scratch.release();
             long mask = 15;
-            long array = pool.allocate(SlotLayout.bytesFor(4));
+            long array = pool.allocate(SlotLayout.bytesFor(4, CELL));
             MemorySegment ab = pool.segment(array);
             long ao = pool.payloadOffset(array);
             for (long slot : fifteen) { // by linear probing: a sound array with one empty slot
                 long i = SlotLayout.home(slot, mask);
-                while (SlotLayout.get(ab, ao, i) != SlotLayout.EMPTY) {
+                while (SlotLayout.get(ab, ao, i, CELL) != SlotLayout.EMPTY) {
                     i = (i + 1) & mask;
                 }
-                SlotLayout.set(ab, ao, i, slot);
+                SlotLayout.set(ab, ao, i, CELL, slot);
             }
             long empty = 0;
-            while (SlotLayout.get(ab, ao, empty) != SlotLayout.EMPTY) {
+            while (SlotLayout.get(ab, ao, empty, CELL) != SlotLayout.EMPTY) {
                 empty++;
             }
             long after = (empty + 1) & mask;
             long before = (empty - 1) & mask;
-            while (SlotLayout.home(SlotLayout.get(ab, ao, before), mask) == after) {
+            while (SlotLayout.home(SlotLayout.get(ab, ao, before, CELL), mask) == after) {
                 before = (before - 1) & mask;
             }
-            long cutOff = SlotLayout.get(ab, ao, before);
-            SlotLayout.set(ab, ao, before, SlotLayout.get(ab, ao, after)); // its home is 'after', a run's start
-            SlotLayout.set(ab, ao, after, cutOff); // its home is before the empty slot
+            long cutOff = SlotLayout.get(ab, ao, before, CELL);
+            // its home is 'after', a run's start
+            SlotLayout.set(ab, ao, before, CELL, SlotLayout.get(ab, ao, after, CELL));
+            SlotLayout.set(ab, ao, after, CELL, cutOff); // its home is before the empty slot
             SegmentLayout.setSlots(table.block(0), table.offset(0), array);
             SegmentLayout.setSlotBits(table.block(0), table.offset(0), 4);
 
@@ -221,16 +224,16 @@ class TableRecoveryTest {
             MemorySegment ab = pool.segment(slots);
             long ao = pool.payloadOffset(slots);
             long first = 0;
-            while (SlotLayout.get(ab, ao, first) == SlotLayout.EMPTY) {
+            while (SlotLayout.get(ab, ao, first, CELL) == SlotLayout.EMPTY) {
                 first++;
             }
-            long slot = SlotLayout.get(ab, ao, first);
+            long slot = SlotLayout.get(ab, ao, first, CELL);
             long last = (1L << table.slotBits(0)) - 1;
-            while (SlotLayout.get(ab, ao, last) != SlotLayout.EMPTY) {
+            while (SlotLayout.get(ab, ao, last, CELL) != SlotLayout.EMPTY) {
                 last--;
             }
             long staleTag = SlotLayout.tagBits(last ^ (1L << 20)); // its home is 'last'; another key's tag
-            SlotLayout.set(ab, ao, last, staleTag | SlotLayout.granule(slot));
+            SlotLayout.set(ab, ao, last, CELL, staleTag | SlotLayout.granule(slot));
             Scratch scratch = map.scratchForIteration();
             Long key = map.readKey(pool.currentReference(SlotLayout.granule(slot)), scratch);
             scratch.release();
@@ -272,7 +275,7 @@ class TableRecoveryTest {
         long slots = SegmentLayout.slots(table.block(s), table.offset(s));
         List<Long> occupied = new ArrayList<>();
         for (long i = 0; i < 1L << table.slotBits(s); i++) {
-            long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i);
+            long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i, CELL);
             if (slot != SlotLayout.EMPTY) {
                 occupied.add(slot);
             }
@@ -296,16 +299,17 @@ class TableRecoveryTest {
             long so = map.table.offset(3);
             int bits = SegmentLayout.slotBits(sb, so);
             long old = SegmentLayout.slots(sb, so);
-            long fresh = pool.allocate(SlotLayout.bytesFor(bits + 1));
+            long fresh = pool.allocate(SlotLayout.bytesFor(bits + 1, CELL));
             long mask = (2L << bits) - 1;
             for (long i = 0; i < 1L << bits; i++) {
-                long slot = SlotLayout.get(pool.segment(old), pool.payloadOffset(old), i);
+                long slot = SlotLayout.get(pool.segment(old), pool.payloadOffset(old), i, CELL);
                 if (slot != SlotLayout.EMPTY) {
                     long j = SlotLayout.home(slot, mask);
-                    while (SlotLayout.get(pool.segment(fresh), pool.payloadOffset(fresh), j) != SlotLayout.EMPTY) {
+                    while (SlotLayout.get(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL)
+                            != SlotLayout.EMPTY) {
                         j = (j + 1) & mask;
                     }
-                    SlotLayout.set(pool.segment(fresh), pool.payloadOffset(fresh), j, slot);
+                    SlotLayout.set(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL, slot);
                 }
             }
             SegmentLayout.setSlots(sb, so, fresh);
@@ -339,11 +343,11 @@ class TableRecoveryTest {
             long slots = SegmentLayout.slots(sb, so);
             long tags = SegmentLayout.tags(sb, so);
             long i = 0;
-            while (SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i) == SlotLayout.EMPTY) {
+            while (SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i, CELL) == SlotLayout.EMPTY) {
                 i++;
             }
             Long key = map.readKey(pool.currentReference(
-                    SlotLayout.granule(SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i))),
+                    SlotLayout.granule(SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i, CELL))),
                     map.scratchForIteration());
             TagLayout.set(pool.segment(tags), pool.payloadOffset(tags), i, TagLayout.EMPTY);
             assertNull(map.get(key), "the probe stops at an empty tag");
@@ -397,7 +401,7 @@ class TableRecoveryTest {
             for (int s = 0; s < map.table.segmentCount() && e == 0; s++) {
                 long slots = SegmentLayout.slots(map.table.block(s), map.table.offset(s));
                 for (long i = 0; i < 1L << map.table.slotBits(s) && e == 0; i++) {
-                    long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i);
+                    long slot = SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i, CELL);
                     e = slot == SlotLayout.EMPTY ? 0 : pool.currentReference(SlotLayout.granule(slot));
                 }
             }
