@@ -207,8 +207,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * cell header and 24 of entry fields included, whether it holds one or not, and the cells are filled to
          * between 3/8 and 3/4 (a segment doubles its cells as it passes 3/4). A zero-copy handle
          * ({@link io.grove.ZeroCopyMap#get}, the zero-copy iterators and streams) on an entry in a cell first moves
-         * the entry apart, under its segment's lock, so that the handle does not move with the cell: entries read
-         * through handles lose the shorter lookup. Cells are at most 1/1,024 of the pool's block size (8 KiB with the
+         * the entry apart, under its segment's lock, so that the handle does not move with the cell (a slice of the
+         * entry's size: where the memory limit leaves no room for it, the call throws
+         * {@link GroveOutOfMemoryException}); the entry stays apart, with the longer lookup, until a put replaces its
+         * value. Cells are at most 1/1,024 of the pool's block size (8 KiB with the
          * default); {@link #build()} rejects larger ones. Not available yet for maps in a
          * {@link #file} or bounded maps ({@link #maximumSize}, {@link #maximumBytes}), which {@link #build()}
          * rejects.

@@ -754,10 +754,9 @@ final class HashTable {
     /**
      * Under the lock, after {@link #findLocked} found nothing and {@link #makeRoomForOne} made room: links the private
      * entry {@code e} (made by {@link #newEntry} for the same key, sealed) in the first empty cell from the key's
-     * home, and returns the linked entry's reference: {@code e}, or, where the entry fits its cell, the inline copy
-     * the cell now holds ({@code e} is then deleted).
+     * home: copied into the cell where it fits, {@code e} then deleted.
      */
-    long insert(int s, Scratch scratch, long e) {
+    void insert(int s, Scratch scratch, long e) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long tags = SegmentLayout.tags(sb, so);
@@ -776,7 +775,6 @@ final class HashTable {
         if (linked != e) {
             pool.deletePrivate(e);
         }
-        return linked;
     }
 
     /**
@@ -802,10 +800,10 @@ final class HashTable {
 
     /**
      * Under the lock: puts the private, sealed entry {@code fresh} (same key, of hash {@code hash}, new value) in
-     * the place of entry {@code old}, deletes {@code old} and returns the linked entry's reference ({@link #insert}).
-     * Handles on {@code old}'s key or value fail from then on.
+     * the place of entry {@code old} (copied into the cell where it fits, {@code fresh} then deleted) and deletes
+     * {@code old}. Handles on {@code old}'s key or value fail from then on.
      */
-    long replace(int s, long hash, long old, long fresh) {
+    void replace(int s, long hash, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long i = slotOf(s, hash, old);
@@ -824,7 +822,6 @@ final class HashTable {
         if (linked != fresh) {
             pool.deletePrivate(fresh);
         }
-        return linked;
     }
 
     /** Under the lock: the index of the cell that links entry {@code e}, whose key has hash {@code hash}. */
