@@ -198,22 +198,20 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
 
         /**
          * Lays the table out for entries whose serialized key takes at most {@code maxKeyBytes} bytes and whose
-         * serialized value at most {@code maxValueBytes}: each such entry is stored in the table's own array, in a
-         * cell at the place its key's hash gives, so that a lookup reads that cell and nothing else (besides a
-         * probe of an array of one-byte tags, which stays in the processor's cache), where a map without this
-         * setting reads a slot and then the entry, which lies elsewhere: one dependent cache miss fewer per
-         * lookup, the cost that dominates a large map's lookups. An entry that does not fit its cell lies apart, as
-         * without this setting. The price is memory: every cell has room for the largest such entry, 16 bytes of
-         * cell header and 24 of entry fields included, whether it holds one or not, and the cells are filled to
-         * between 3/8 and 3/4 (a segment doubles its cells as it passes 3/4). A zero-copy handle
-         * ({@link io.grove.ZeroCopyMap#get}, the zero-copy iterators and streams) on an entry in a cell first moves
-         * the entry apart, under its segment's lock, so that the handle does not move with the cell (a slice of the
-         * entry's size: where the memory limit leaves no room for it, the call throws
-         * {@link GroveOutOfMemoryException}); the entry stays apart, with the longer lookup, until a put replaces its
-         * value. Cells are at most 1/1,024 of the pool's block size (8 KiB with the
-         * default); {@link #build()} rejects larger ones. Not available yet for maps in a
-         * {@link #file} or bounded maps ({@link #maximumSize}, {@link #maximumBytes}), which {@link #build()}
-         * rejects.
+         * serialized value at most {@code maxValueBytes}: each such entry is stored in the table's own array, in a cell
+         * at the place its key's hash gives, so that a lookup reads that cell and nothing else (besides a probe of an
+         * array of one-byte tags, which stays in the processor's cache), where a map without this setting reads a slot
+         * and then the entry, which lies elsewhere: one dependent cache miss fewer per lookup, the cost that dominates
+         * a large map's lookups. An entry that does not fit its cell lies apart, as without this setting. The price is
+         * memory: every cell has room for the largest such entry, 16 bytes of cell header and 24 of entry fields
+         * included, whether it holds one or not, and the cells are filled to between 3/8 and 3/4 (a segment doubles its
+         * cells as it passes 3/4). A zero-copy handle ({@link io.grove.ZeroCopyMap#get}, the zero-copy iterators and
+         * streams) on an entry in a cell first moves the entry apart, under its segment's lock, so that the handle does
+         * not move with the cell (a slice of the entry's size: where the memory limit leaves no room for it, the call
+         * throws {@link GroveOutOfMemoryException}); the entry stays apart, with the longer lookup, until a put
+         * replaces its value. Cells are at most 1/1,024 of the pool's block size (8 KiB with the default);
+         * {@link #build()} rejects larger ones. Not available yet for maps in a {@link #file} or bounded maps
+         * ({@link #maximumSize}, {@link #maximumBytes}), which {@link #build()} rejects.
          *
          * @throws IllegalArgumentException if a size is negative
          */
