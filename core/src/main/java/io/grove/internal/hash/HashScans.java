@@ -168,7 +168,7 @@ final class HashScans<K, V> {
                 SliceHandle value = part == Part.KEY ? null
                         : reuse ? reusedValue : new SliceHandle(pool, map.valueWriters);
                 long e = walk.entry();
-                while (e != 0 && (HashTable.isInline(e) || !point(key, value, e, walk.keyLength()))) {
+                while (HashTable.isInline(e) || (e != 0 && !point(key, value, e, walk.keyLength()))) {
                     e = entryNow(); // in its cell, or gone since the walk (the key may be in a new entry)
                 }
                 if (e != 0) {

@@ -539,14 +539,14 @@ final class HashTable {
     }
 
     /**
-     * Whether entry reference {@code e} (not 0) names an entry lying in its cell: such a reference is the granule of
-     * the cell ({@link #inlineReference}) with version 0, which no slice's reference has (Nova's versions run from 1).
-     * {@link Pool#segment} and {@link Pool#payloadOffset} resolve it to the entry, {@link Pool#lengthUnchecked} to its
-     * length, as for a slice; nothing that validates a slice ({@link Pool#isLive}, {@link Pool#length}, a deletion, a
-     * handle) may see it.
+     * Whether entry reference {@code e} (0 for none: not inline) names an entry lying in its cell: such a reference is
+     * the granule of the cell ({@link #inlineReference}) with version 0, which no slice's reference has (Nova's
+     * versions run from 1). {@link Pool#segment} and {@link Pool#payloadOffset} resolve it to the entry,
+     * {@link Pool#lengthUnchecked} to its length, as for a slice; nothing that validates a slice ({@link Pool#isLive},
+     * {@link Pool#length}, a deletion, a handle) may see it.
      */
     static boolean isInline(long e) {
-        return Reference.version(e) == 0;
+        return e != 0 && Reference.version(e) == 0;
     }
 
     /**

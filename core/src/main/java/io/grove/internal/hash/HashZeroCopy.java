@@ -72,7 +72,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
             int s = table.segmentOf(scratch.keyHash());
             while (true) {
                 long e = map.findLinked(s, scratch);
-                if (e != 0 && HashTable.isInline(e)) {
+                if (HashTable.isInline(e)) {
                     e = map.findApart(s, scratch);
                 }
                 if (e == 0) {
