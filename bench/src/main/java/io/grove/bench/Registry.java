@@ -72,7 +72,10 @@ public final class Registry {
                     new Scenario.Comparison("grove-hash-hp", "grove-hash"),
                     new Scenario.Comparison("grove-hash-inline", "chronicle"),
                     new Scenario.Comparison("grove-hash-inline", "chm"),
-                    new Scenario.Comparison("grove-hash-inline", "grove-hash"))).toList();
+                    new Scenario.Comparison("grove-hash-inline", "grove-hash"),
+                    new Scenario.Comparison("grove-hash-inline-hp", "chronicle"),
+                    new Scenario.Comparison("grove-hash-inline-hp", "chm"),
+                    new Scenario.Comparison("grove-hash-inline-hp", "grove-hash-inline"))).toList();
 
     /**
      * Ordered map (Oak, §5, Fig. 4): a range of 400,000 keys of 100 bytes, half of them ingested
@@ -193,6 +196,7 @@ public final class Registry {
             GroveKv.IN_FILE,
             GroveKv.HUGE_PAGES,
             GroveKv.INLINE,
+            GroveKv.INLINE_HUGE_PAGES,
             ChmKv.INSTANCE,
             ChronicleKv.INSTANCE,
             OhcKv.INSTANCE,

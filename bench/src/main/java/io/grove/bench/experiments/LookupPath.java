@@ -45,6 +45,7 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code cells}: entries inline in fixed-size cells located from the hash, probed through a compact array
  *       of 2-byte tags that stays in the cache ({@link Cells}); values always overwritten in place.
  *       {@code -Dtag1=true}: 1-byte tags (an occupied bit and 7 hash bits), {@code -Dload=}: the cells' load,
+ *       {@code -Dcell=}: the cells' size in bytes (default 264: stamp, key, value),
  *       {@code -Dspeculate=true}: the home cell's key loaded before the tags, so that its miss overlaps theirs.
 
  *   <li>{@code floor}: no table at all: entry {@code id} at {@code id * 288} of one segment; the cost of touching
@@ -52,7 +53,8 @@ import java.util.concurrent.CountDownLatch;
  *       transparent huge pages (madvise), to see what the TLB misses cost.
  *   <li>{@code chm}: {@code ConcurrentHashMap<Long, byte[]>}, as the bench's {@code chm} contender (get reads the
  *       stored array in place; put stores a new array).
- *   <li>{@code grove-hash}, {@code chronicle}, {@code ohc}, {@code chm-kv}: the bench's contenders themselves
+ *   <li>{@code grove-hash}, {@code grove-hash-inline}, {@code grove-hash-inline-hp}, {@code chronicle},
+ *       {@code ohc}, {@code chm-kv}: the bench's contenders themselves
  *       (the real {@code GroveHashMap} and its peers, {@link Kv}), same phases.
  * </ul>
  *
@@ -560,7 +562,7 @@ public final class LookupPath {
      * back (so cells move: no stable handle on a cell, unlike the map's entries).
      */
     static final class Cells extends Segmented {
-        static final int CELL = 8 + 8 + VALUE;
+        static final int CELL = Integer.getInteger("cell", 8 + 8 + VALUE);
         static final int CELLS = (int) Math.ceil(KEYS / (double) SEGMENTS / Double.parseDouble(
                 System.getProperty("load", "0.75")));
         /** Bytes per tag: 2, or 1 with {@code -Dtag1=true}. */
@@ -933,6 +935,7 @@ public final class LookupPath {
             case "chm" -> new Chm();
             case "grove-hash" -> new Kv(GroveKv.INSTANCE, threads);
             case "grove-hash-inline" -> new Kv(GroveKv.INLINE, threads);
+            case "grove-hash-inline-hp" -> new Kv(GroveKv.INLINE_HUGE_PAGES, threads);
             case "chronicle" -> new Kv(ChronicleKv.INSTANCE, threads);
             case "ohc" -> new Kv(OhcKv.INSTANCE, threads);
             case "chm-kv" -> new Kv(ChmKv.INSTANCE, threads);

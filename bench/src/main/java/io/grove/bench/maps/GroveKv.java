@@ -31,6 +31,8 @@ public final class GroveKv extends KvContender {
      * the scenario's sizes, as Chronicle Map is given them by sample).
      */
     public static final GroveKv INLINE = new GroveKv(false, false, true);
+    /** Entries in cells, on transparent huge pages: both options of the two variants above. */
+    public static final GroveKv INLINE_HUGE_PAGES = new GroveKv(false, true, true);
 
     private final boolean inFile;
     private final boolean hugePages;
@@ -44,7 +46,9 @@ public final class GroveKv extends KvContender {
 
     @Override
     public String name() {
-        return inFile ? "grove-hash-file" : hugePages ? "grove-hash-hp" : inline ? "grove-hash-inline" : "grove-hash";
+        return inFile ? "grove-hash-file"
+                : hugePages ? (inline ? "grove-hash-inline-hp" : "grove-hash-hp")
+                : inline ? "grove-hash-inline" : "grove-hash";
     }
 
     @Override
