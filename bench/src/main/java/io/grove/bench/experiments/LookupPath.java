@@ -45,7 +45,8 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code cells}: entries inline in fixed-size cells located from the hash, probed through a compact array
  *       of 2-byte tags that stays in the cache ({@link Cells}); values always overwritten in place.
  *       {@code -Dtag1=true}: 1-byte tags (an occupied bit and 7 hash bits), {@code -Dload=}: the cells' load,
- *       {@code -Dcell=}: the cells' size in bytes (default 264: stamp, key, value),
+ *       {@code -Dcell=}: the cells' size in bytes (default 264: stamp, key, value), {@code -Dpad=N}: N reads of
+ *       the copied value after each get (work that does not delay the next operation),
  *       {@code -Dspeculate=true}: the home cell's key loaded before the tags, so that its miss overlaps theirs.
 
  *   <li>{@code floor}: no table at all: entry {@code id} at {@code id * 288} of one segment; the cost of touching
@@ -642,9 +643,28 @@ public final class LookupPath {
                     }
                 }
                 if (result >= 0 && unchanged(so, v)) {
+                    if (PAD > 0) {
+                        pad(out);
+                    }
                     return result == 1;
                 }
             }
+        }
+
+        /**
+         * {@code -Dpad=N}: N reads of the value just copied, summed, after each get: work that keeps the processor's
+         * reorder window busy without delaying the next operation's key, unlike {@code -Dwork}.
+         */
+        static final int PAD = Integer.getInteger("pad", 0);
+
+        long padSum;
+
+        void pad(byte[] out) {
+            long sum = 0;
+            for (int p = 0; p < PAD; p++) {
+                sum += out[(p * 7) & 127];
+            }
+            padSum += sum;
         }
 
         /** Cell index of {@code key} under the lock, or -(free index) - 1. */
