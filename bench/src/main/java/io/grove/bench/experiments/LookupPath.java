@@ -574,10 +574,29 @@ public final class LookupPath {
          */
         static final boolean SPECULATE = Boolean.getBoolean("speculate");
         final MemorySegment tags = Arena.global().allocate((long) SEGMENTS * CELLS * TAG, 64);
-        final MemorySegment cells = Arena.global().allocate((long) SEGMENTS * CELLS * CELL, 4096);
+        /**
+         * {@code -DkeyAt=}: where a cell's key lies (default 8); its value follows it, its stamp at {@code -DstampAt=}
+         * (default 0). {@code -DslotFirst=true}: a get reads a nonzero word at the cell's start before its key, as the
+         * real map reads the cell's slot word (then use e.g. {@code -DstampAt=16 -DkeyAt=40 -Dcell=304}, its layout).
+         * {@code -Dsplit=true}: each segment's cells in an allocation of their own, not one region for all.
+         */
+        static final int KEY_AT = Integer.getInteger("keyAt", 8);
+        static final int STAMP_AT = Integer.getInteger("stampAt", 0);
+        static final int VALUE_AT = KEY_AT + 8;
+        static final boolean SLOT_FIRST = Boolean.getBoolean("slotFirst");
+        static final boolean SPLIT = Boolean.getBoolean("split");
+        final MemorySegment cells = SPLIT ? null : Arena.global().allocate((long) SEGMENTS * CELLS * CELL, 4096);
+        final MemorySegment[] split = new MemorySegment[SEGMENTS];
+
+        MemorySegment cellsOf(int s) {
+            return SPLIT ? split[s] : cells;
+        }
 
         Cells() {
             super(true, 16, 1);
+            for (int s = 0; SPLIT && s < SEGMENTS; s++) {
+                split[s] = Arena.global().allocate((long) CELLS * CELL, 16);
+            }
         }
 
         static short tag(long h) {
@@ -615,7 +634,7 @@ public final class LookupPath {
         }
 
         static long cellAt(int s, int i) {
-            return ((long) s * CELLS + i) * CELL;
+            return ((long) (SPLIT ? 0 : s) * CELLS + i) * CELL;
         }
 
         @Override
@@ -627,7 +646,8 @@ public final class LookupPath {
             int start = home(h);
             while (true) {
                 long v = stableVersion(so);
-                long homeKey = SPECULATE ? cells.get(ValueLayout.JAVA_LONG, cellAt(s, start) + 8) : 0;
+                MemorySegment cells = cellsOf(s);
+                long homeKey = SPECULATE ? cells.get(ValueLayout.JAVA_LONG, cellAt(s, start) + KEY_AT) : 0;
                 int result = 0;
                 for (int i = start, n = 0; n < CELLS; i = next(i), n++) {
                     short t = tagGet(s, i);
@@ -636,8 +656,11 @@ public final class LookupPath {
                     }
                     if (t == tag) {
                         long c = cellAt(s, i);
-                        if ((SPECULATE && i == start ? homeKey : cells.get(ValueLayout.JAVA_LONG, c + 8)) == key) {
-                            result = readValue(cells, c, c + 16, out) ? 1 : -1;
+                        if (SLOT_FIRST && cells.get(ValueLayout.JAVA_LONG, c) == 0) {
+                            continue;
+                        }
+                        if ((SPECULATE && i == start ? homeKey : cells.get(ValueLayout.JAVA_LONG, c + KEY_AT)) == key) {
+                            result = readValue(cells, c + STAMP_AT, c + VALUE_AT, out) ? 1 : -1;
                             break;
                         }
                     }
@@ -674,7 +697,7 @@ public final class LookupPath {
                 if (t == 0) {
                     return -i - 1;
                 }
-                if (t == tag && cells.get(ValueLayout.JAVA_LONG, cellAt(s, i) + 8) == key) {
+                if (t == tag && cellsOf(s).get(ValueLayout.JAVA_LONG, cellAt(s, i) + KEY_AT) == key) {
                     return i;
                 }
             }
@@ -691,12 +714,16 @@ public final class LookupPath {
                 int i = find(s, key, tag, home(h));
                 if (i >= 0) {
                     long c = cellAt(s, i);
-                    writeValueInPlace(cells, c, c + 16, value);
+                    writeValueInPlace(cellsOf(s), c + STAMP_AT, c + VALUE_AT, value);
                     return;
                 }
                 long c = cellAt(s, -i - 1);
-                cells.set(ValueLayout.JAVA_LONG, c + 8, key);
-                MemorySegment.copy(value, 0, cells, ValueLayout.JAVA_BYTE, c + 16, VALUE);
+                MemorySegment cells = cellsOf(s);
+                if (SLOT_FIRST) {
+                    cells.set(ValueLayout.JAVA_LONG, c, tag | Long.MIN_VALUE); // the slot word it reads
+                }
+                cells.set(ValueLayout.JAVA_LONG, c + KEY_AT, key);
+                MemorySegment.copy(value, 0, cells, ValueLayout.JAVA_BYTE, c + VALUE_AT, VALUE);
                 beginMutation(so);
                 tagSet(s, -i - 1, tag);
                 endMutation(so);
@@ -723,7 +750,8 @@ public final class LookupPath {
                     if (t == 0) {
                         break;
                     }
-                    int home = home(hash(cells.get(ValueLayout.JAVA_LONG, cellAt(s, j) + 8)));
+                    MemorySegment cells = cellsOf(s);
+                    int home = home(hash(cells.get(ValueLayout.JAVA_LONG, cellAt(s, j) + KEY_AT)));
                     if (distance(home, j) >= distance(hole, j)) {
                         MemorySegment.copy(cells, cellAt(s, j), cells, cellAt(s, hole), CELL);
                         tagSet(s, hole, t);
