@@ -637,8 +637,60 @@ public final class LookupPath {
             return ((long) (SPLIT ? 0 : s) * CELLS + i) * CELL;
         }
 
+        /**
+         * {@code -DserKey=true}: a get first serializes its key into a {@code KeyBuffer} and hashes it there, and
+         * compares the cell's key with those bytes, as the map does ({@link #segHash} stands for the map's hash; the
+         * cell is still found by {@link #hash}). {@code -DviewValue=true}: the value is read through a
+         * {@code SegmentView} and the bench's {@code ThreadBufferSerializer}, as the map's get reads it.
+         */
+        static final boolean SER_KEY = Boolean.getBoolean("serKey");
+        static final boolean VIEW_VALUE = Boolean.getBoolean("viewValue");
+        static final ThreadLocal<io.grove.internal.view.KeyBuffer> KB =
+                ThreadLocal.withInitial(io.grove.internal.view.KeyBuffer::new);
+        static final ThreadLocal<byte[]> KEY_BYTES = ThreadLocal.withInitial(() -> new byte[8]);
+        static final ThreadLocal<io.grove.internal.view.SegmentView> VIEW =
+                ThreadLocal.withInitial(io.grove.internal.view.SegmentView::new);
+        long sink;
+
+        static long segHash(MemorySegment b, int length) {
+            long h = 0x9E3779B97F4A7C15L ^ length;
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                h = Long.rotateLeft(h ^ b.get(ValueLayout.JAVA_LONG_UNALIGNED, i) * 0xC2B2AE3D27D4EB4FL, 31)
+                        * 0x9E3779B97F4A7C15L;
+            }
+            h ^= h >>> 33;
+            h *= 0xFF51AFD7ED558CCDL;
+            return h ^ (h >>> 33);
+        }
+
+        boolean readValueView(MemorySegment eb, long stampAt, long valueAt, byte[] out) {
+            long st = (long) LONG.getAcquire(eb, stampAt);
+            if ((st & 1) != 0) {
+                return false;
+            }
+            io.grove.internal.view.SegmentView v = VIEW.get();
+            v.open(eb, valueAt, VALUE, false);
+            byte[] got;
+            try {
+                got = io.grove.bench.maps.ThreadBufferSerializer.INSTANCE.read(v);
+            } finally {
+                v.close();
+            }
+            ARRAY_LONG.set(out, 0, (long) ARRAY_LONG.get(got, 0));
+            VarHandle.loadLoadFence();
+            return eb.get(ValueLayout.JAVA_LONG, stampAt) == st;
+        }
+
         @Override
         boolean get(long id, long key, byte[] out) {
+            if (SER_KEY) {
+                byte[] kb = KEY_BYTES.get();
+                ARRAY_LONG.set(kb, 0, key);
+                io.grove.internal.view.KeyBuffer buffer = KB.get();
+                buffer.set(io.grove.serial.Serializers.bytes(), kb, 1 << 20);
+                sink ^= segHash(buffer.segment(), buffer.length());
+            }
             long h = hash(key);
             int s = segment(h);
             long so = (long) s * RECORD;
@@ -659,8 +711,13 @@ public final class LookupPath {
                         if (SLOT_FIRST && cells.get(ValueLayout.JAVA_LONG, c) == 0) {
                             continue;
                         }
-                        if ((SPECULATE && i == start ? homeKey : cells.get(ValueLayout.JAVA_LONG, c + KEY_AT)) == key) {
-                            result = readValue(cells, c + STAMP_AT, c + VALUE_AT, out) ? 1 : -1;
+                        long cellKey = SPECULATE && i == start ? homeKey
+                                : SER_KEY ? 0 : cells.get(ValueLayout.JAVA_LONG, c + KEY_AT);
+                        boolean match = SER_KEY ? MemorySegment.mismatch(cells, c + KEY_AT, c + KEY_AT + 8,
+                                KB.get().segment(), 0, 8) == -1 : cellKey == key;
+                        if (match) {
+                            result = (VIEW_VALUE ? readValueView(cells, c + STAMP_AT, c + VALUE_AT, out)
+                                    : readValue(cells, c + STAMP_AT, c + VALUE_AT, out)) ? 1 : -1;
                             break;
                         }
                     }
