@@ -10,7 +10,11 @@ import io.grove.bench.maps.GroveKv;
 import io.grove.bench.maps.KvMap;
 import io.grove.bench.maps.KvThread;
 import io.grove.bench.maps.OhcKv;
+import io.grove.bench.maps.ThreadBufferSerializer;
 import io.grove.internal.memory.Pool;
+import io.grove.internal.view.KeyBuffer;
+import io.grove.internal.view.SegmentView;
+import io.grove.serial.Serializers;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -641,15 +645,21 @@ public final class LookupPath {
          * {@code -DserKey=true}: a get first serializes its key into a {@code KeyBuffer} and hashes it there, and
          * compares the cell's key with those bytes, as the map does ({@link #segHash} stands for the map's hash; the
          * cell is still found by {@link #hash}). {@code -DviewValue=true}: the value is read through a
-         * {@code SegmentView} and the bench's {@code ThreadBufferSerializer}, as the map's get reads it.
+         * {@code SegmentView} and the bench's {@code ThreadBufferSerializer}, as the map's get reads it. What they
+         * use is the thread's {@link Scratch}, taken once per get as the map takes its own.
          */
         static final boolean SER_KEY = Boolean.getBoolean("serKey");
         static final boolean VIEW_VALUE = Boolean.getBoolean("viewValue");
-        static final ThreadLocal<io.grove.internal.view.KeyBuffer> KB =
-                ThreadLocal.withInitial(io.grove.internal.view.KeyBuffer::new);
-        static final ThreadLocal<byte[]> KEY_BYTES = ThreadLocal.withInitial(() -> new byte[8]);
-        static final ThreadLocal<io.grove.internal.view.SegmentView> VIEW =
-                ThreadLocal.withInitial(io.grove.internal.view.SegmentView::new);
+        static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+        /** A thread's key bytes, serialized key and value view. */
+        static final class Scratch {
+            final byte[] keyBytes = new byte[8];
+            final KeyBuffer key = new KeyBuffer();
+            final SegmentView view = new SegmentView();
+        }
+
+        /** What the experiments' results are folded into, so that the compiler keeps their work. */
         long sink;
 
         static long segHash(MemorySegment b, int length) {
@@ -664,16 +674,15 @@ public final class LookupPath {
             return h ^ (h >>> 33);
         }
 
-        boolean readValueView(MemorySegment eb, long stampAt, long valueAt, byte[] out) {
+        static boolean readValueView(MemorySegment eb, long stampAt, long valueAt, byte[] out, SegmentView v) {
             long st = (long) LONG.getAcquire(eb, stampAt);
             if ((st & 1) != 0) {
                 return false;
             }
-            io.grove.internal.view.SegmentView v = VIEW.get();
             v.open(eb, valueAt, VALUE, false);
             byte[] got;
             try {
-                got = io.grove.bench.maps.ThreadBufferSerializer.INSTANCE.read(v);
+                got = ThreadBufferSerializer.INSTANCE.read(v);
             } finally {
                 v.close();
             }
@@ -684,12 +693,11 @@ public final class LookupPath {
 
         @Override
         boolean get(long id, long key, byte[] out) {
+            Scratch scratch = SER_KEY || VIEW_VALUE ? SCRATCH.get() : null;
             if (SER_KEY) {
-                byte[] kb = KEY_BYTES.get();
-                ARRAY_LONG.set(kb, 0, key);
-                io.grove.internal.view.KeyBuffer buffer = KB.get();
-                buffer.set(io.grove.serial.Serializers.bytes(), kb, 1 << 20);
-                sink ^= segHash(buffer.segment(), buffer.length());
+                ARRAY_LONG.set(scratch.keyBytes, 0, key);
+                scratch.key.set(Serializers.bytes(), scratch.keyBytes, 1 << 20);
+                sink ^= segHash(scratch.key.segment(), scratch.key.length());
             }
             long h = hash(key);
             int s = segment(h);
@@ -714,9 +722,9 @@ public final class LookupPath {
                         long cellKey = SPECULATE && i == start ? homeKey
                                 : SER_KEY ? 0 : cells.get(ValueLayout.JAVA_LONG, c + KEY_AT);
                         boolean match = SER_KEY ? MemorySegment.mismatch(cells, c + KEY_AT, c + KEY_AT + 8,
-                                KB.get().segment(), 0, 8) == -1 : cellKey == key;
+                                scratch.key.segment(), 0, 8) == -1 : cellKey == key;
                         if (match) {
-                            result = (VIEW_VALUE ? readValueView(cells, c + STAMP_AT, c + VALUE_AT, out)
+                            result = (VIEW_VALUE ? readValueView(cells, c + STAMP_AT, c + VALUE_AT, out, scratch.view)
                                     : readValue(cells, c + STAMP_AT, c + VALUE_AT, out)) ? 1 : -1;
                             break;
                         }
@@ -737,14 +745,12 @@ public final class LookupPath {
          */
         static final int PAD = Integer.getInteger("pad", 0);
 
-        long padSum;
-
         void pad(byte[] out) {
             long sum = 0;
             for (int p = 0; p < PAD; p++) {
                 sum += out[(p * 7) & 127];
             }
-            padSum += sum;
+            sink += sum;
         }
 
         /** Cell index of {@code key} under the lock, or -(free index) - 1. */
