@@ -212,8 +212,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * replaces its value: a map read mostly through handles gains nothing from cells and keeps an empty cell beside
          * each entry's slice (a million 256-byte records read through handles at random grew from 497 MB to 753 MB;
          * 318 MB without this setting). Cells are at most 1/1,024 of the pool's block size (8 KiB with the default);
-         * {@link #build()} rejects larger ones. Not available yet for maps in a {@link #file} or bounded maps
-         * ({@link #maximumSize}, {@link #maximumBytes}), which {@link #build()} rejects.
+         * {@link #build()} rejects larger ones. In a {@link #file}, the cell size is one of the settings the file
+         * records: the file is reopened with the same {@code inlineEntries} sizes (or sizes that give the same cells),
+         * or without the setting if it was created without. Not available yet for bounded maps ({@link #maximumSize},
+         * {@link #maximumBytes}), which {@link #build()} rejects.
          *
          * @throws IllegalArgumentException if a size is negative
          */
@@ -246,12 +248,12 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         }
 
         /**
-         * Keeps the map in the file at {@code path}, created if missing, else opened with the entries it holds:
-         * the map's memory is the file, mapped whole, so reads and zero-copy handles work on the mapping itself.
-         * The settings that define the file ({@link #maxFileSize}, {@link #maximumSize}, {@link #maximumBytes},
-         * the serializers' classes) are recorded in it; opening it with others throws
-         * {@link IllegalArgumentException} naming each with both values. {@link #expectedSize} sizes a new file's
-         * table only. Not allowed with {@link #pool} or {@link #memoryLimit}.
+         * Keeps the map in the file at {@code path}, created if missing, else opened with the entries it holds: the
+         * map's memory is the file, mapped whole, so reads and zero-copy handles work on the mapping itself. The
+         * settings that define the file ({@link #maxFileSize}, {@link #maximumSize}, {@link #maximumBytes}, the cell
+         * size {@link #inlineEntries} gives, the serializers' classes) are recorded in it; opening it with others
+         * throws {@link IllegalArgumentException} naming each with both values. {@link #expectedSize} sizes a new
+         * file's table only. Not allowed with {@link #pool} or {@link #memoryLimit}.
          *
          * <p>Durability. Every change is in the operating system's page cache when its operation returns, and the page
          * cache writes it to the disk in its own time. So the entries survive the process, whether it closes the map
@@ -335,9 +337,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             Bounds<K, V> bounds = new Bounds<>(maximumSize, maximumBytes, evictionListener, recordStats);
             long cellBytes = OffHeapHashMap.SLOT_CELLS;
             if (inlineKeyBytes >= 0) {
-                if (file != null || maximumSize != Long.MAX_VALUE || maximumBytes != Long.MAX_VALUE) {
-                    throw new IllegalArgumentException("inlineEntries is not available yet for "
-                            + (file != null ? "a map in a file" : "a bounded map (maximumSize, maximumBytes)"));
+                if (maximumSize != Long.MAX_VALUE || maximumBytes != Long.MAX_VALUE) {
+                    throw new IllegalArgumentException("inlineEntries is not available yet for a bounded map"
+                            + " (maximumSize, maximumBytes)");
                 }
                 cellBytes = OffHeapHashMap.cellBytesFor(inlineKeyBytes, inlineValueBytes);
             }
@@ -356,7 +358,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                     throw new IllegalArgumentException("a map in a file uses the file's memory: pool and memoryLimit"
                             + " do not apply (maxFileSize bounds the file)");
                 }
-                FileHeader header = new FileHeader(maxFileSize, MemoryPool.Builder.DEFAULT_BLOCK_SIZE, maximumSize,
+                FileHeader header = new FileHeader(maxFileSize, MemoryPool.Builder.DEFAULT_BLOCK_SIZE,
+                        OffHeapHashMap.checkCellBytes(cellBytes, MemoryPool.Builder.DEFAULT_BLOCK_SIZE), maximumSize,
                         maximumBytes, keySerializer.getClass().getName(), valueSerializer.getClass().getName(),
                         System.currentTimeMillis());
                 return OffHeapHashMap.inFile(file, header, keySerializer, valueSerializer, expectedSize, bounds,

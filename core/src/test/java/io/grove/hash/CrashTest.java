@@ -24,19 +24,21 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A process killed with {@code SIGKILL} while it writes a file-backed map loses nothing it acknowledged: a child JVM
  * ({@link CrashWriter}) puts, removes and updates values in place (zero-copy, slowly) with several threads, printing
- * each operation before it starts and after it returned; the test kills it at a random moment, opens the file
- * (which recovers it), and checks that every key holds the value of its last acknowledged operation, or of the one
- * operation its thread had begun and not acknowledged; that no value is torn (an in-place update cut off is put
- * back as it was); that {@code verify} passes on the file after a clean close; and that the next child keeps
- * working on it. Repeated over {@code grove.crash.kills} kills (default 8; e.g. 200 on demand), each child
- * continuing the previous one's file, with 3 writer threads on this 2-core machine (more threads than cores) over
- * 4,000 keys. The first child fills an empty table sized for 64 entries, so its segments grow while it is killed;
- * the growth moves a kill can cut, which a kill at a random moment rarely hits, are built one by one in
- * {@code TableRecoveryTest}.
+ * each operation before it starts and after it returned; the test kills it at a random moment, opens the file (which
+ * recovers it), and checks that every key holds the value of its last acknowledged operation, or of the one operation
+ * its thread had begun and not acknowledged; that no value is torn (an in-place update cut off is put back as it was);
+ * that {@code verify} passes on the file after a clean close; and that the next child keeps working on it; on a table
+ * of slots and on one with entries in its cells ({@link CrashWriter#builder}). Repeated over {@code grove.crash.kills}
+ * kills per table (default 5; e.g. 200 on demand), each child continuing the previous one's file, with 3 writer threads
+ * on this 2-core machine (more threads than cores) over 4,000 keys. The first child fills an empty table sized for 64
+ * entries, so its segments grow while it is killed; the growth moves a kill can cut, which a kill at a random moment
+ * rarely hits, are built one by one in {@code TableRecoveryTest}.
  */
 class CrashTest {
     private static final int THREADS = 3;
@@ -45,18 +47,19 @@ class CrashTest {
     @TempDir
     Path dir;
 
-    @Test
-    void everyAcknowledgedWriteSurvivesAKill() throws Exception {
-        int kills = Integer.getInteger("grove.crash.kills", 8);
+    @ParameterizedTest(name = "cells {0}")
+    @ValueSource(booleans = {false, true})
+    void everyAcknowledgedWriteSurvivesAKill(boolean cells) throws Exception {
+        int kills = Integer.getInteger("grove.crash.kills", 5);
         long seed = Long.getLong("grove.seed", System.nanoTime());
         Random random = new Random(seed);
         Path file = dir.resolve("crash.grove");
         Map<Long, String> acknowledged = new HashMap<>();
         for (int kill = 0; kill < kills; kill++) {
             String context = "seed " + seed + ", kill " + kill;
-            Child child = runAndKill(file, random.nextLong(), 50 + random.nextInt(750));
+            Child child = runAndKill(file, cells, random.nextLong(), 50 + random.nextInt(750));
             Map<Long, String> pending = child.apply(acknowledged);
-            try (GroveHashMap<Long, String> map = CrashWriter.builder(file).build()) {
+            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, cells).build()) {
                 int present = 0;
                 for (long k = 0; k < KEYS; k++) {
                     String actual = map.get(k);
@@ -147,10 +150,11 @@ class CrashTest {
     }
 
     /** Starts a child on {@code file}, kills it {@code millis} ms after it opened the map, and returns its lines. */
-    private Child runAndKill(Path file, long seed, int millis) throws IOException, InterruptedException {
+    private Child runAndKill(Path file, boolean cells, long seed, int millis)
+            throws IOException, InterruptedException {
         Path output = dir.resolve("child.out");
         Path errors = dir.resolve("child.err");
-        Process process = startWriting(file, seed, output, errors);
+        Process process = startWriting(file, cells, seed, output, errors);
         Thread.sleep(millis);
         process.destroyForcibly();
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
@@ -165,7 +169,7 @@ class CrashTest {
      * Starts a {@link CrashWriter} on {@code file}, its output going to {@code output} (a file keeps every line
      * written, whatever happens to the process), and returns once it has the map open.
      */
-    private static Process startWriting(Path file, long seed, Path output, Path errors)
+    private static Process startWriting(Path file, boolean cells, long seed, Path output, Path errors)
             throws IOException, InterruptedException {
         Path classes = Path.of("target", "classes").toAbsolutePath();
         Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
@@ -173,7 +177,7 @@ class CrashTest {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp",
                 classes + File.pathSeparator + testClasses, CrashWriter.class.getName(), file.toString(),
-                String.valueOf(THREADS), String.valueOf(KEYS), String.valueOf(seed));
+                String.valueOf(THREADS), String.valueOf(KEYS), String.valueOf(seed), String.valueOf(cells));
         builder.redirectError(errors.toFile()).redirectOutput(output.toFile());
         Process process = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -195,10 +199,10 @@ class CrashTest {
     @Test
     void aFileOpenInALiveProcessIsRefusedUntilTheProcessDies() throws Exception {
         Path file = dir.resolve("shared.grove");
-        Process process = startWriting(file, 1, dir.resolve("child.out"), dir.resolve("child.err"));
+        Process process = startWriting(file, false, 1, dir.resolve("child.out"), dir.resolve("child.err"));
         try {
             GroveFileException refused = assertThrows(GroveFileException.class,
-                    () -> CrashWriter.builder(file).build());
+                    () -> CrashWriter.builder(file, false).build());
             assertTrue(refused.getMessage().contains("is open in another process"), refused.getMessage());
             assertTrue(refused.getMessage().contains(file.toString()), refused.getMessage());
             long written = Files.size(dir.resolve("child.out"));
@@ -210,7 +214,7 @@ class CrashTest {
             process.destroyForcibly();
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
         }
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file).build()) {
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
             assertTrue(map.size() > 0, "the writer wrote nothing");
         }
     }

@@ -15,7 +15,8 @@ import java.util.SplittableRandom;
  * The child JVM of {@link CrashTest}: opens (or recovers) the map in the file, then writes with several threads
  * until it is killed, printing each operation before it starts and once it has returned.
  *
- * <p>Arguments: file, threads, keys, seed. Thread {@code t} owns the keys {@code k} with {@code k % threads == t},
+ * <p>Arguments: file, threads, keys, seed, cells ({@code true}: the table keeps entries in its cells,
+ * {@link #builder}). Thread {@code t} owns the keys {@code k} with {@code k % threads == t},
  * so the lines of one thread tell the state of its keys: {@code b t key seq} before a put of {@link #value},
  * {@code b t key -1} before a remove, {@code b t key -2} before a zero-copy in-place update that {@link #toggle}s the
  * value, if present, byte by byte and slowly (so that kills often fall inside one); {@code a t} after it returned.
@@ -50,9 +51,15 @@ public final class CrashWriter {
         return toggled.toString();
     }
 
-    static GroveHashMap.Builder<Long, String> builder(Path file) {
-        return GroveHashMap.builder(Serializers.longs(), Serializers.strings()).file(file).maxFileSize(256L << 20)
-                .expectedSize(64);
+    /**
+     * The map's builder; with {@code cells}, entries whose values take at most 160 bytes lie in the table's cells
+     * (about half of {@link #value}'s values, so puts move entries between cells and slices of their own, and the
+     * zero-copy updates move entries out of their cells).
+     */
+    static GroveHashMap.Builder<Long, String> builder(Path file, boolean cells) {
+        GroveHashMap.Builder<Long, String> builder = GroveHashMap.builder(Serializers.longs(), Serializers.strings())
+                .file(file).maxFileSize(256L << 20).expectedSize(64);
+        return cells ? builder.inlineEntries(Long.BYTES, 160) : builder;
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -60,7 +67,8 @@ public final class CrashWriter {
         int threads = Integer.parseInt(args[1]);
         int keys = Integer.parseInt(args[2]);
         long seed = Long.parseLong(args[3]);
-        GroveHashMap<Long, String> map = builder(file).build(); // never closed: the process is killed
+        boolean cells = Boolean.parseBoolean(args[4]);
+        GroveHashMap<Long, String> map = builder(file, cells).build(); // never closed: the process is killed
         print(READY);
         Thread[] writers = new Thread[threads];
         for (int t = 0; t < threads; t++) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveFileException;
 import io.grove.GroveHashMap;
 import io.grove.internal.file.FileHeader;
+import io.grove.internal.hash.OffHeapHashMap;
 import io.grove.internal.tool.FileTool;
 import io.grove.serial.Serializers;
 import java.io.ByteArrayOutputStream;
@@ -39,8 +40,41 @@ class FileBackedMapTest {
     @TempDir
     Path dir;
 
-    private static GroveHashMap.Builder<Long, String> builder(Path file) {
+    /** The builder of every map of the tests; {@link WithCells} runs them all on a table with cells. */
+    GroveHashMap.Builder<Long, String> builder(Path file) {
         return GroveHashMap.builder(Serializers.longs(), Serializers.strings()).file(file).maxFileSize(SIZE);
+    }
+
+    /** The cell size {@link #builder} gives a file's table. */
+    long cellBytes() {
+        return OffHeapHashMap.SLOT_CELLS;
+    }
+
+    /**
+     * Every test on a table whose entries lie in its cells where they fit ({@code inlineEntries}: keys of 8 bytes,
+     * values of up to 40, which holds nearly all of these tests' values; a put of a value of another length moves an
+     * entry of a file's table between its cell and a slice of its own, which the random operations exercise).
+     */
+    static final class WithCells extends FileBackedMapTest {
+        @Override
+        GroveHashMap.Builder<Long, String> builder(Path file) {
+            return super.builder(file).inlineEntries(Long.BYTES, 40);
+        }
+
+        @Override
+        long cellBytes() {
+            return OffHeapHashMap.cellBytesFor(Long.BYTES, 40);
+        }
+
+        @Test
+        void aFileWithCellsIsNotOpenedWithoutThem() throws IOException {
+            Path file = soundFile("cells.grove");
+            assertRefused(IllegalArgumentException.class, file, "cell size (inlineEntries) is " + cellBytes()
+                    + " in the file, 8 wanted", () -> super.builder(file).build());
+            try (GroveHashMap<Long, String> map = builder(file).build()) {
+                assertEquals("one", map.get(1L));
+            }
+        }
     }
 
     /**
@@ -133,7 +167,7 @@ class FileBackedMapTest {
 
     // ---- bad files ---------------------------------------------------------------------------------------------
 
-    private Path soundFile(String name) {
+    Path soundFile(String name) {
         Path file = dir.resolve(name);
         try (GroveHashMap<Long, String> map = builder(file).build()) {
             map.put(1L, "one");
@@ -219,8 +253,13 @@ class FileBackedMapTest {
         Path file = soundFile("settings.grove");
         assertRefused(IllegalArgumentException.class, file, "maxFileSize is " + SIZE + " in the file, "
                 + (SIZE * 2) + " wanted", () -> builder(file).maxFileSize(SIZE * 2).build());
-        assertRefused(IllegalArgumentException.class, file, "maximumSize",
-                () -> builder(file).maximumSize(10).build());
+        assertRefused(IllegalArgumentException.class, file, "maximumSize", () -> GroveHashMap
+                .builder(Serializers.longs(), Serializers.strings()).file(file).maxFileSize(SIZE).maximumSize(10)
+                .build()); // (bounded maps take no cells yet)
+        int cells = (int) OffHeapHashMap.cellBytesFor(Long.BYTES, 100);
+        assertRefused(IllegalArgumentException.class, file, "cell size (inlineEntries) is "
+                + cellBytes() + " in the file, " + cells + " wanted",
+                () -> builder(file).inlineEntries(Long.BYTES, 100).build());
         assertRefused(IllegalArgumentException.class, file, "value serializer", () -> GroveHashMap
                 .builder(Serializers.longs(), Serializers.longs()).file(file).maxFileSize(SIZE).build());
         try (GroveHashMap<Long, String> map = builder(file).expectedSize(1_000_000).build()) {
@@ -401,9 +440,12 @@ class FileBackedMapTest {
             map.put(-1L, marker);
         }
         byte[] bytes = Files.readAllBytes(file);
-        int at = indexOf(bytes, marker.getBytes(StandardCharsets.UTF_8));
+        byte[] markerBytes = marker.getBytes(StandardCharsets.UTF_8);
+        int at = indexOf(bytes, markerBytes);
         assertTrue(at > 0, "the marker value is in the file");
-        overwrite(file, at + 2, new byte[] {'X'});
+        for (; at >= 0; at = indexOf(bytes, markerBytes, at + 1)) { // with cells, also in a freed private entry
+            overwrite(file, at + 2, new byte[] {'X'});
+        }
         otherBoot(file);
         String report = run("verify", file);
         assertTrue(report.contains("(a torn entry)"), report);

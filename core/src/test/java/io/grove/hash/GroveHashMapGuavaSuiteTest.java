@@ -14,7 +14,6 @@ import io.grove.MemoryPool;
 import io.grove.serial.Serializers;
 import io.grove.testing.JUnit3Tests;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import junit.framework.TestSuite;
 import org.junit.jupiter.api.AfterAll;
@@ -68,6 +68,12 @@ class GroveHashMapGuavaSuiteTest {
     private static MemoryPool defaultSizePool;
     private static MemoryPool growingPool;
     private static final Queue<Path> FILES = new ConcurrentLinkedQueue<>();
+    /**
+     * How many maps in files the running test made: the n-th map of a test reuses the file of the n-th map of the
+     * tests before (cleared), as creating a file takes about 10 ms (its first block is written with zeros) and
+     * opening one under a millisecond.
+     */
+    private static final AtomicInteger FILES_THIS_TEST = new AtomicInteger();
     private static Path fileDir;
 
     @BeforeAll
@@ -80,6 +86,9 @@ class GroveHashMapGuavaSuiteTest {
     @AfterAll
     static void closePools() throws IOException {
         closeOpenMaps();
+        for (Path file; (file = FILES.poll()) != null; ) {
+            Files.delete(file);
+        }
         long defaultLive = defaultSizePool.footprint().liveSlices();
         long growingLive = growingPool.footprint().liveSlices();
         defaultSizePool.close();
@@ -97,13 +106,7 @@ class GroveHashMapGuavaSuiteTest {
         for (GroveHashMap<?, ?> map; (map = OPEN_MAPS.poll()) != null; ) {
             map.close();
         }
-        try {
-            for (Path file; (file = FILES.poll()) != null; ) {
-                Files.deleteIfExists(file);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        FILES_THIS_TEST.set(0);
     }
 
     @TestFactory
@@ -233,19 +236,33 @@ class GroveHashMapGuavaSuiteTest {
     }
 
     /**
-     * Maps in files: each test's map is created in a new file with Guava's entries, closed, and reopened, so
-     * every test runs on a table that came back from its file.
+     * Maps in files: each test's map is made in a file with Guava's entries (a new file, or one an earlier test's
+     * map used, cleared first), closed, and reopened, so every test runs on a table that came back from its file.
      */
     @TestFactory
     Stream<DynamicNode> concurrentMapContractInAReopenedFile() {
-        AtomicInteger files = new AtomicInteger();
-        return suite("GroveHashMap[file, reopened]", entries -> {
-            Path file = fileDir.resolve("map-" + files.incrementAndGet() + ".grove");
-            FILES.add(file); // first: creation tests expect create() to throw (e.g. on a null key)
-            GroveHashMap.Builder<String, String> builder =
+        return inReopenedFiles("GroveHashMap[file, reopened]", "map-", builder -> builder);
+    }
+
+    /** The same, with the fourth generator's cells ({@code inlineEntries(8, 5)}) in the files' tables. */
+    @TestFactory
+    Stream<DynamicNode> concurrentMapContractInAReopenedFileWithCells() {
+        return inReopenedFiles("GroveHashMap[file, inlineEntries=8 5, reopened]", "cells-",
+                builder -> builder.inlineEntries(INLINE_KEY_BYTES, INLINE_VALUE_BYTES));
+    }
+
+    private static Stream<DynamicNode> inReopenedFiles(String name, String prefix,
+            UnaryOperator<GroveHashMap.Builder<String, String>> settings) {
+        return suite(name, entries -> {
+            Path file = fileDir.resolve(prefix + FILES_THIS_TEST.getAndIncrement() + ".grove");
+            if (!Files.exists(file)) {
+                FILES.add(file); // first: creation tests expect create() to throw (e.g. on a null key)
+            }
+            GroveHashMap.Builder<String, String> builder = settings.apply(
                     GroveHashMap.builder(Serializers.strings(), Serializers.strings()).file(file)
-                            .maxFileSize(16 << 20);
+                            .maxFileSize(16 << 20));
             try (GroveHashMap<String, String> first = builder.build()) {
+                first.clear();
                 for (Map.Entry<String, String> entry : entries) {
                     first.put(entry.getKey(), entry.getValue());
                 }

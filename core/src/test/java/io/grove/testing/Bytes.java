@@ -6,8 +6,13 @@ public final class Bytes {
 
     /** The first index at which {@code needle} occurs in {@code haystack}, or -1. */
     public static int indexOf(byte[] haystack, byte[] needle) {
+        return indexOf(haystack, needle, 0);
+    }
+
+    /** The first index from {@code from} on at which {@code needle} occurs in {@code haystack}, or -1. */
+    public static int indexOf(byte[] haystack, byte[] needle, int from) {
         outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
+        for (int i = from; i + needle.length <= haystack.length; i++) {
             for (int j = 0; j < needle.length; j++) {
                 if (haystack[i + j] != needle[j]) {
                     continue outer;

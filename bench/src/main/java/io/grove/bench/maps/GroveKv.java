@@ -33,6 +33,8 @@ public final class GroveKv extends KvContender {
     public static final GroveKv INLINE = new GroveKv(false, false, true);
     /** Entries in cells, on transparent huge pages: both options of the two variants above. */
     public static final GroveKv INLINE_HUGE_PAGES = new GroveKv(false, true, true);
+    /** Entries in cells, in a file: the options of {@link #IN_FILE} and {@link #INLINE}. */
+    public static final GroveKv INLINE_IN_FILE = new GroveKv(true, false, true);
 
     private final boolean inFile;
     private final boolean hugePages;
@@ -46,7 +48,7 @@ public final class GroveKv extends KvContender {
 
     @Override
     public String name() {
-        return inFile ? "grove-hash-file"
+        return inFile ? (inline ? "grove-hash-file-inline" : "grove-hash-file")
                 : hugePages ? (inline ? "grove-hash-inline-hp" : "grove-hash-hp")
                 : inline ? "grove-hash-inline" : "grove-hash";
     }
@@ -99,9 +101,9 @@ public final class GroveKv extends KvContender {
             if (hugePages) {
                 b.hugePages();
             }
-            if (inline) {
-                b.inlineEntries(scenario(config).keySize(), config.valueSize());
-            }
+        }
+        if (inline) {
+            b.inlineEntries(scenario(config).keySize(), config.valueSize());
         }
         long capacity = capacity(config);
         if (capacity > 0) {

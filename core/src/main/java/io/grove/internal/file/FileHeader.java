@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  * byte offset  0  magic "GROVE-HT" (8 ASCII bytes)
  *              8  format version (int)          12  header length in bytes up to the checksum (int)
  *             16  maximum file size (long)
- *             24  block size (int)              28  reserved, 0 (int)
+ *             24  block size (int)              28  cell size in bytes (int: 8 for slots only)
  *             32  maximum entries (long: Long.MAX_VALUE if not bounded)
  *             40  maximum bytes (long: Long.MAX_VALUE if not bounded)
  *             48  creation time (long: milliseconds since the epoch)
@@ -30,23 +30,26 @@ import java.util.zip.CRC32C;
  *
  * @param maxFileSize the file's size: the whole file is mapped at once, sparse where the file system allows
  * @param blockSize the pool's block size
+ * @param cellBytes the bytes of each cell of the hash table's slot arrays: 8 if they hold slots only, more if
+ *     entries lie in the cells ({@code GroveHashMap.Builder.inlineEntries})
  * @param maxEntries a bounded map's maximum size, {@link Long#MAX_VALUE} if not bounded
  * @param maxBytes a bounded map's maximum bytes, {@link Long#MAX_VALUE} if not bounded
  * @param keySerializer what identifies the key serializer (its class name)
  * @param valueSerializer what identifies the value serializer (its class name)
  * @param createdMillis when the file was created
  */
-public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long maxBytes, String keySerializer,
-        String valueSerializer, long createdMillis) {
+public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long maxEntries, long maxBytes,
+        String keySerializer, String valueSerializer, long createdMillis) {
     /**
      * The format this code writes and the only one it reads. 2 (2026-11-25): the pool state records the boot id of
      * the last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
      * arrays, 16-byte entry headers with a check word. 4 (2026-11-27): a tag array of 2-byte tags beside each slot
      * array. 5 (2026-11-27): 24-byte entry headers with an entry identity, 96-byte segment records. 6 (2026-11-27):
-     * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). Files of formats 1
-     * to 5 were never released.
+     * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). 7 (2026-12-06): the
+     * cell size in the header, entries in the cells of the slot arrays. Files of formats 1 to 6 were never
+     * released.
      */
-    public static final int FORMAT_VERSION = 6;
+    public static final int FORMAT_VERSION = 7;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
@@ -66,6 +69,7 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
     private static final int LENGTH_AT = 12;
     private static final int MAX_FILE_SIZE_AT = 16;
     private static final int BLOCK_SIZE_AT = 24;
+    private static final int CELL_BYTES_AT = 28;
     private static final int MAX_ENTRIES_AT = 32;
     private static final int MAX_BYTES_AT = 40;
     private static final int CREATED_AT = 48;
@@ -79,6 +83,9 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
             throw new IllegalArgumentException("a maximum file size of " + maxFileSize + " bytes leaves no room for"
                     + " one block of " + blockSize + " bytes after the " + BLOCKS_OFFSET
                     + " bytes of header and state");
+        }
+        if (cellBytes < Long.BYTES || cellBytes % Long.BYTES != 0) {
+            throw new IllegalArgumentException("cellBytes must be a positive multiple of 8, was " + cellBytes);
         }
         checkIdentity("key serializer", keySerializer);
         checkIdentity("value serializer", valueSerializer);
@@ -103,6 +110,7 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
         page.set(INT, VERSION_AT, FORMAT_VERSION);
         page.set(LONG, MAX_FILE_SIZE_AT, maxFileSize);
         page.set(INT, BLOCK_SIZE_AT, blockSize);
+        page.set(INT, CELL_BYTES_AT, cellBytes);
         page.set(LONG, MAX_ENTRIES_AT, maxEntries);
         page.set(LONG, MAX_BYTES_AT, maxBytes);
         page.set(LONG, CREATED_AT, createdMillis);
@@ -157,6 +165,7 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
             at += 4 + key.getBytes(StandardCharsets.UTF_8).length;
             String value = readString(page, at, length);
             return new FileHeader(page.get(LONG, MAX_FILE_SIZE_AT), page.get(INT, BLOCK_SIZE_AT),
+                    page.get(INT, CELL_BYTES_AT),
                     page.get(LONG, MAX_ENTRIES_AT), page.get(LONG, MAX_BYTES_AT), key, value,
                     page.get(LONG, CREATED_AT));
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
@@ -183,6 +192,7 @@ public record FileHeader(long maxFileSize, int blockSize, long maxEntries, long 
         List<String> out = new ArrayList<>();
         compare(out, "maxFileSize", maxFileSize, wanted.maxFileSize);
         compare(out, "blockSize", blockSize, wanted.blockSize);
+        compare(out, "cell size (inlineEntries)", cellBytes, wanted.cellBytes);
         compare(out, "maximumSize", maxEntries, wanted.maxEntries);
         compare(out, "maximumBytes", maxBytes, wanted.maxBytes);
         compare(out, "key serializer", keySerializer, wanted.keySerializer);

@@ -31,9 +31,12 @@ final class BeforeImage {
 
     private BeforeImage() {}
 
-    /** A new private slice holding the value of entry {@code e} from payload offset {@code start} to its end. */
-    static long save(Pool pool, long e, int start) {
-        int length = pool.length(e) - start;
+    /**
+     * A new private slice holding the value of entry {@code e}, whose payload has {@code entryLength} bytes, from
+     * payload offset {@code start} to its end.
+     */
+    static long save(Pool pool, long e, int start, int entryLength) {
+        int length = entryLength - start;
         long image = pool.allocate(BYTES + length);
         MemorySegment ib = pool.segment(image);
         long io = pool.payloadOffset(image);
@@ -50,15 +53,15 @@ final class BeforeImage {
     }
 
     /**
-     * Writes the bytes of {@code image} back into its entry {@code e}; {@code false}, writing nothing, if they do
-     * not fit it (a damaged image).
+     * Writes the bytes of {@code image} back into its entry {@code e}, whose payload has {@code entryLength} bytes;
+     * {@code false}, writing nothing, if they do not fit it (a damaged image).
      */
-    static boolean restore(Pool pool, long image, long e) {
+    static boolean restore(Pool pool, long image, long e, int entryLength) {
         MemorySegment ib = pool.segment(image);
         long io = pool.payloadOffset(image);
         int start = ib.get(ValueLayout.JAVA_INT, io + START);
         int length = ib.get(ValueLayout.JAVA_INT, io + LENGTH);
-        if (start < EntryLayout.KEY || length < 0 || (long) start + length != pool.length(e)
+        if (start < EntryLayout.KEY || length < 0 || (long) start + length != entryLength
                 || BYTES + length > pool.length(image)) {
             return false;
         }

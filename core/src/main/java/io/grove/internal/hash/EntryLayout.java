@@ -93,6 +93,10 @@ final class EntryLayout {
         LONG.set(block, entry + IDENTITY, identity);
     }
 
+    static long identity(MemorySegment block, long entry) {
+        return (long) LONG.get(block, entry + IDENTITY);
+    }
+
     static int keyLength(MemorySegment block, long entry) {
         return (int) INT.get(block, entry + KEY_WORD) & KEY_LENGTH_MASK;
     }

@@ -63,8 +63,10 @@ import java.lang.invoke.VarHandle;
  * new private entry into its cell inside the mutation that links it; a put of another size copies the new entry
  * into the cell, or links it apart if it does not fit, inside a mutation; a put of the same size writes in place
  * under the entry's stamp as for an entry apart. Zero-copy handles, whose entries must not move, take an entry
- * moved apart first ({@link #spill}). Tables with cells are in memory and unbounded only: a file's recovery and
- * check, and the CLOCK counter a read raises without the lock, know slots only.
+ * moved apart first ({@link #spill}). In a table in a file a replacement of another size never overwrites the
+ * entry in its cell (see {@link #replace}), and a removal's shift copies each cell before it overwrites the copy's
+ * source, so a killed process leaves every entry whole in some cell. Bounded tables have slots only: the CLOCK
+ * counter a read raises without the lock knows entries apart only.
  *
  * <p><b>Growth</b> doubles one segment's slot array at a time, rehashing from the slots alone ({@link SegmentGrowth}).
  *
@@ -555,7 +557,35 @@ final class HashTable {
      * would.
      */
     private long inlineReference(long slotsRef, long i) {
+        return inlineReference(slotsRef, i, cellGranules);
+    }
+
+    /** As {@link #inlineReference(long, long)}, for cells of {@code cellGranules} 16-byte granules. */
+    private static long inlineReference(long slotsRef, long i, long cellGranules) {
         return Pool.granuleOf(slotsRef) + SliceHeader.SIZE / CELL_ALIGNMENT + i * cellGranules;
+    }
+
+    /**
+     * At rest (a check or a repair): the entry that cell {@code i} of slot array {@code slotsRef} (cells of
+     * {@code cellBytes} bytes), whose slot is the occupied {@code slot}, links: the cell's own entry or the slice
+     * the slot names.
+     */
+    static long entryAt(Pool pool, long slotsRef, long i, long slot, int cellBytes) {
+        return SlotLayout.isInline(slot) ? inlineReference(slotsRef, i, cellBytes / CELL_ALIGNMENT)
+                : pool.currentReference(SlotLayout.granule(slot));
+    }
+
+    /**
+     * At rest: the payload length of entry {@code e} of a table whose cells have {@code cellBytes} bytes, or -1 if
+     * it is not an entry: an inline entry whose length does not fit its cell, or a slice that is not live. Does
+     * not look at the fields inside.
+     */
+    static int lengthAtRest(Pool pool, long e, int cellBytes) {
+        if (isInline(e)) {
+            int length = pool.lengthUnchecked(e);
+            return length >= 0 && length <= cellBytes - SlotLayout.INLINE_ENTRY ? length : -1;
+        }
+        return pool.liveLength(e);
     }
 
     /** The cell of slot array {@code slotsRef} whose entry is the inline entry {@code e}. */
@@ -767,7 +797,7 @@ final class HashTable {
         long count = SegmentLayout.count(sb, so) + 1;
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(e);
         SegmentLayout.beginMutation(sb, so);
-        long linked = link(sb, so, i, SlotLayout.tagBits(scratch.keyHash()), e);
+        long linked = link(sb, so, i, SlotLayout.tagBits(scratch.keyHash()), e, true);
         TagLayout.set(tb, to, i, TagLayout.tagOf(scratch.keyHash()));
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
@@ -780,28 +810,34 @@ final class HashTable {
     /**
      * Under the lock, inside a mutation: makes cell {@code i} of the segment's slot array link the private, sealed
      * entry {@code e}, whose key's slot tag bits are {@code tagBits}: copied into the cell if it fits
-     * ({@link #fitsInline}), else by a slot naming its slice. Returns the reference of the linked entry.
+     * ({@link #fitsInline}) and {@code intoCell}, else by a slot naming its slice. Returns the reference of the
+     * linked entry. The cell's slot is stored last (release), so a process killed in the copy leaves the cell's
+     * previous link whole: {@code intoCell} must be false where that link is an entry in this very cell that a
+     * reopen must find (a replacement in a table in a file).
      */
-    private long link(MemorySegment sb, long so, long i, long tagBits, long e) {
+    private long link(MemorySegment sb, long so, long i, long tagBits, long e, boolean intoCell) {
         long slots = SegmentLayout.slots(sb, so);
         MemorySegment ab = pool.segment(slots);
         long ao = pool.payloadOffset(slots);
         int length = pool.length(e);
-        if (!fitsInline(length)) {
+        if (!intoCell || !fitsInline(length)) {
             SlotLayout.setRelease(ab, ao, i, cellBytes, tagBits | Pool.granuleOf(e));
             return e;
         }
         long cell = SlotLayout.cellAt(ao, i, cellBytes);
         MemorySegment.copy(pool.segment(e), pool.payloadOffset(e), ab, cell + SlotLayout.INLINE_ENTRY, length);
         SlotLayout.setInlineLength(ab, cell, length);
-        SlotLayout.set(ab, ao, i, cellBytes, SlotLayout.inlineSlot(tagBits));
+        SlotLayout.setRelease(ab, ao, i, cellBytes, SlotLayout.inlineSlot(tagBits));
         return inlineReference(slots, i);
     }
 
     /**
      * Under the lock: puts the private, sealed entry {@code fresh} (same key, of hash {@code hash}, new value) in
      * the place of entry {@code old} (copied into the cell where it fits, {@code fresh} then deleted) and deletes
-     * {@code old}. Handles on {@code old}'s key or value fail from then on.
+     * {@code old}. Handles on {@code old}'s key or value fail from then on. In a table in a file, an {@code old}
+     * lying in its cell is not overwritten (a process killed in the copy would leave neither entry whole): the
+     * cell's slot names {@code fresh}'s slice instead, and the next replacement of another size moves the entry
+     * back into the cell.
      */
     void replace(int s, long hash, long old, long fresh) {
         MemorySegment sb = segmentBlocks[s];
@@ -813,7 +849,7 @@ final class HashTable {
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(fresh) - entryBytes(old);
         boolean oldApart = !isInline(old);
         SegmentLayout.beginMutation(sb, so);
-        long linked = link(sb, so, i, SlotLayout.tagBits(hash), fresh);
+        long linked = link(sb, so, i, SlotLayout.tagBits(hash), fresh, oldApart || !checked);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         if (oldApart) {
@@ -933,7 +969,8 @@ final class HashTable {
      * and the rest of its run shifted back: each later entry of the run whose home is not between the hole and
      * itself moves into the hole, which moves to its slot, until the run ends; so every entry stays in the run
      * from its home (the invariant of {@link SlotLayout}). A process killed in the middle leaves one entry in two
-     * slots, both in its run, which a reopen's repair ({@code TableRecovery}) removes.
+     * slots, both in its run (and with cells, perhaps one torn cell: {@link #shiftBack}), which a reopen's repair
+     * ({@code TableRecovery}) removes.
      */
     void unlinkAt(int s, long i, long e) {
         MemorySegment sb = segmentBlocks[s];
@@ -963,6 +1000,10 @@ final class HashTable {
      * repair's).
      */
     static void shiftBack(MemorySegment ab, long ao, MemorySegment tb, long to, long mask, long hole, int cellBytes) {
+        // Each copy lands before the next one overwrites its source, even in a process killed here (copyCell), so
+        // a kill leaves every entry of the run whole in one cell at least: the cell being written may be torn (a
+        // mix of what it held, an entry copied earlier or the one removed, and its new entry, which is whole in
+        // its old cell still); the reopen drops torn cells by their check words and second copies by their keys.
         long j = (hole + 1) & mask;
         for (long steps = 0; steps < mask; steps++, j = (j + 1) & mask) {
             long slot = SlotLayout.get(ab, ao, j, cellBytes);
@@ -971,15 +1012,7 @@ final class HashTable {
             }
             long home = SlotLayout.home(slot, mask);
             if (SlotLayout.distance(home, j, mask) >= SlotLayout.distance(hole, j, mask)) {
-                if (cellBytes == SlotLayout.SLOT_CELL) {
-                    // release stores, in order even in a process killed here: the copy lands before its old slot
-                    // changes (cells of more than a slot are in memory only)
-                    SlotLayout.setRelease(ab, ao, hole, cellBytes, slot);
-                } else {
-                    long from = SlotLayout.cellAt(ao, j, cellBytes);
-                    MemorySegment.copy(ab, from, ab, SlotLayout.cellAt(ao, hole, cellBytes),
-                            SlotLayout.usedBytes(ab, from));
-                }
+                copyCell(ab, ao, j, hole, cellBytes);
                 if (tb != null) {
                     TagLayout.set(tb, to, hole, TagLayout.get(tb, to, j));
                 }
@@ -993,38 +1026,55 @@ final class HashTable {
     }
 
     /**
-     * At rest (a check or a repair): the first slot from {@code home} up to slot {@code i} that links another
-     * entry with the key of slot {@code i}'s entry, or -1. Entries of one key share a tag and a home, so a second
-     * link of a key lies in that stretch; only an operating-system crash (slots from pages of different ages) can
-     * make one. Entries whose fields do not fit their slices never match.
+     * Copies cell {@code from} of an array of cells of {@code cellBytes} bytes over cell {@code to}: the slot, and an
+     * inline entry's length and payload. In order with the stores that follow, even in a process killed here: a
+     * slot is one release store, a longer cell a copy followed by a store-store fence.
      */
-    static long earlierLinkOfKey(Pool pool, MemorySegment ab, long ao, long mask, long home, long i) {
-        long slot = SlotLayout.get(ab, ao, i, SlotLayout.SLOT_CELL);
+    static void copyCell(MemorySegment ab, long ao, long from, long to, int cellBytes) {
+        if (cellBytes == SlotLayout.SLOT_CELL) {
+            SlotLayout.setRelease(ab, ao, to, cellBytes, SlotLayout.get(ab, ao, from, cellBytes));
+            return;
+        }
+        long cell = SlotLayout.cellAt(ao, from, cellBytes);
+        MemorySegment.copy(ab, cell, ab, SlotLayout.cellAt(ao, to, cellBytes), SlotLayout.usedBytes(ab, cell));
+        VarHandle.storeStoreFence();
+    }
+
+    /**
+     * At rest (a check or a repair): the first slot from {@code home} up to slot {@code i} of slot array
+     * {@code slotsRef} (cells of {@code cellBytes} bytes) that links another entry with the key of slot {@code i}'s
+     * entry, or -1. Entries of one key share a tag and a home, so a second link of a key lies in that stretch; only
+     * an operating-system crash (slots from pages of different ages) can make one, or, with cells, a removal's shift
+     * cut off by a kill (two copies of one entry). Two slots naming one slice are not two entries; entries whose
+     * fields do not fit their slices or cells never match.
+     */
+    static long earlierLinkOfKey(Pool pool, long slotsRef, long mask, long home, long i, int cellBytes) {
+        MemorySegment ab = pool.segment(slotsRef);
+        long ao = pool.payloadOffset(slotsRef);
+        long slot = SlotLayout.get(ab, ao, i, cellBytes);
         for (long j = home; j != i; j = (j + 1) & mask) {
-            long other = SlotLayout.get(ab, ao, j, SlotLayout.SLOT_CELL);
+            long other = SlotLayout.get(ab, ao, j, cellBytes);
             if (other != SlotLayout.EMPTY && SlotLayout.tagOf(other) == SlotLayout.tagOf(slot)
-                    && SlotLayout.granule(other) != SlotLayout.granule(slot)
-                    && sameKey(pool, SlotLayout.granule(other), SlotLayout.granule(slot))) {
+                    && (SlotLayout.isInline(slot) || SlotLayout.granule(other) != SlotLayout.granule(slot))
+                    && sameKey(pool, entryAt(pool, slotsRef, j, other, cellBytes),
+                            entryAt(pool, slotsRef, i, slot, cellBytes), cellBytes)) {
                 return j;
             }
         }
         return -1;
     }
 
-    private static boolean sameKey(Pool pool, long granule, long otherGranule) {
+    private static boolean sameKey(Pool pool, long e, long o, int cellBytes) {
         try {
-            long e = pool.currentReference(granule);
-            long o = pool.currentReference(otherGranule);
-            if (!pool.isLive(e) || !pool.isLive(o)) {
-                return false;
-            }
+            int eLength = lengthAtRest(pool, e, cellBytes);
+            int oLength = lengthAtRest(pool, o, cellBytes);
             MemorySegment eb = pool.segment(e);
             long eo = pool.payloadOffset(e);
             MemorySegment ob = pool.segment(o);
             long oo = pool.payloadOffset(o);
             int length = EntryLayout.keyLength(eb, eo);
-            return EntryLayout.keyLength(ob, oo) == length && EntryLayout.valueOffset(length) <= pool.length(e)
-                    && EntryLayout.valueOffset(length) <= pool.length(o)
+            return eLength >= 0 && oLength >= 0 && EntryLayout.keyLength(ob, oo) == length
+                    && EntryLayout.valueOffset(length) <= eLength && EntryLayout.valueOffset(length) <= oLength
                     && MemorySegment.mismatch(eb, eo + EntryLayout.KEY, eo + EntryLayout.KEY + length, ob,
                             oo + EntryLayout.KEY, oo + EntryLayout.KEY + length) == -1;
         } catch (RuntimeException outsideThePool) {
@@ -1054,7 +1104,7 @@ final class HashTable {
      * Returns the image for {@link #forgetBeforeImage}.
      */
     long saveBeforeImage(int s, long e, int start) {
-        long image = BeforeImage.save(pool, e, start);
+        long image = BeforeImage.save(pool, e, start, (int) entryBytes(e));
         SegmentLayout.setJournal(segmentBlocks[s], segmentOffsets[s], image);
         return image;
     }

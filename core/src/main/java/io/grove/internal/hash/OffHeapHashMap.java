@@ -88,7 +88,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     public OffHeapHashMap(Pool pool, boolean ownsPool, Serializer<K> keySerializer, Serializer<V> valueSerializer,
             long expectedSize, Bounds<K, V> bounds, long cellBytes) {
         this(pool, ownsPool, keySerializer, valueSerializer,
-                newTable(pool, ownsPool, expectedSize, bounds, checkCellBytes(cellBytes, pool)), bounds);
+                newTable(pool, ownsPool, expectedSize, bounds, checkCellBytes(cellBytes, pool.blockSize())), bounds);
     }
 
     /** The cell size of a table of slots only, whose entries all lie apart. */
@@ -102,12 +102,16 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         return HashTable.cellBytesFor(maxKeyBytes, maxValueBytes);
     }
 
-    private static int checkCellBytes(long cellBytes, Pool pool) {
-        long most = pool.blockSize() / 1024;
+    /**
+     * {@code cellBytes} if a pool of blocks of {@code blockSize} bytes takes cells of that size.
+     *
+     * @throws IllegalArgumentException if the cells are larger than 1/1,024 of the block size
+     */
+    public static int checkCellBytes(long cellBytes, int blockSize) {
+        long most = blockSize / 1024;
         if (cellBytes > most) {
             throw new IllegalArgumentException("inlineEntries asks for cells of " + cellBytes + " bytes, more than the"
-                    + " pool's block size (" + pool.blockSize() + " bytes) allows: at most " + most
-                    + " bytes, 1/1024 of it");
+                    + " pool's block size (" + blockSize + " bytes) allows: at most " + most + " bytes, 1/1024 of it");
         }
         return (int) cellBytes;
     }
@@ -148,13 +152,18 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
         try {
             if (pool.needsRecovery()) {
-                recover(file.name(), pool, bounds);
+                recover(file.name(), pool, bounds, header.cellBytes());
             }
             OffHeapHashMap<K, V> map;
             if (pool.root() != 0) {
                 map = attach(pool, true, keySerializer, valueSerializer, pool.root(), bounds);
+                if (map.table.cellBytes() != header.cellBytes()) {
+                    throw new GroveFileException(file.name(), "has a table of cells of " + map.table.cellBytes()
+                            + " bytes, and its header records " + header.cellBytes());
+                }
             } else {
-                map = new OffHeapHashMap<>(pool, true, keySerializer, valueSerializer, expectedSize, bounds);
+                map = new OffHeapHashMap<>(pool, true, keySerializer, valueSerializer, expectedSize, bounds,
+                        header.cellBytes());
                 pool.setRoot(map.directory());
             }
             if (syncing.everyNanos() > 0) {
@@ -173,16 +182,17 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      *
      * @throws io.grove.GroveFileException if the file's structure is damaged beyond what a kill leaves
      */
-    private static void recover(String name, Pool pool, Bounds<?, ?> bounds) {
+    private static void recover(String name, Pool pool, Bounds<?, ?> bounds, int cellBytes) {
         long started = System.nanoTime();
         TableRecovery.Result table;
         Pool.Recovery memory;
         try {
             table = pool.root() == 0 ? null
-                    : TableRecovery.repair(pool, pool.root(), bounds.maximumSize(), bounds.maximumBytes());
+                    : TableRecovery.repair(pool, pool.root(), cellBytes, bounds.maximumSize(),
+                            bounds.maximumBytes());
             memory = pool.recover(table == null ? new long[0] : table.live());
             if (table != null) {
-                TableRecovery.replaceTags(pool, pool.root(), table.taglessSegments());
+                TableRecovery.replaceTags(pool, pool.root(), cellBytes, table.taglessSegments());
             }
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             throw new GroveFileException(name, pool.recoveryCause() + " and cannot be recovered: " + e.getMessage(),

@@ -14,18 +14,19 @@ import java.util.Set;
  * and reference where it is. For the file tool's {@code verify} and for tests; never on an operation's path.
  *
  * <p>Checked, per segment: the record is live, unlocked, stable (even version) and not closed; its slot array is a
- * live slice of exactly {@code 8 << bits} bytes with at least one empty slot, its tag array one of {@code 2 << bits}
- * bytes whose tags are zero exactly at the empty slots; every occupied slot names a live slice no other slot names,
- * whose fields fit its length, whose stamp is even, whose key hashes to this segment, to the slot's tag and to the
+ * live slice of exactly {@code C << bits} bytes (cells of {@code C} bytes: 8 for slots only) with at least one empty
+ * slot, its tag array one of {@code 1 << bits} bytes whose tags are zero exactly at the empty slots; every occupied
+ * slot names a live slice no other slot names, or holds its entry in its cell (a length that fits the cell), whose
+ * fields fit its length, whose stamp is even, whose key hashes to this segment, to the slot's tag and to the
  * slot's entry in the tag array, which lies in the run of occupied slots from its home (no empty slot between),
  * whose key no other entry before it in that run has, and whose check word matches its bytes (in a table in a
  * file); the entries found and their bytes add up to the segment's count and byte total.
  */
 public final class TableCheck {
-    /** The cells of the tables checked: slots only (a table with entries in cells fails the slot array's length). */
-    private static final int CELL = SlotLayout.SLOT_CELL;
     private final Pool pool;
     private final HashTable table;
+    /** The bytes of each cell of the table's slot arrays ({@link SlotLayout}). */
+    private final int cellBytes;
     private final boolean checked;
     private final List<String> problems = new ArrayList<>();
     private long entries;
@@ -33,14 +34,16 @@ public final class TableCheck {
     private long slots;
 
     /**
-     * What a walk found: the table's segments, the entries linked and their bytes, the slots of all arrays, and
-     * every problem (none if the table is sound).
+     * What a walk found: the table's segments, the entries linked and their bytes, the slots of all arrays, the
+     * bytes of each cell of the arrays (0 if the table could not be read), and every problem (none if the table is
+     * sound).
      */
-    public record Report(int segments, long entries, long bytes, long slots, List<String> problems) {}
+    public record Report(int segments, long entries, long bytes, long slots, int cellBytes, List<String> problems) {}
 
     private TableCheck(Pool pool, HashTable table) {
         this.pool = pool;
         this.table = table;
+        this.cellBytes = table.cellBytes();
         this.checked = pool.inFile();
     }
 
@@ -50,7 +53,7 @@ public final class TableCheck {
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return new Report(0, 0, 0, 0, List.of("directory: " + e.getMessage()));
+            return new Report(0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
         TableCheck check = new TableCheck(pool, table);
         for (int s = 0; s < table.segmentCount(); s++) {
@@ -60,7 +63,8 @@ public final class TableCheck {
                 check.problem(s, "the walk stopped: " + e);
             }
         }
-        return new Report(table.segmentCount(), check.entries, check.bytes, check.slots, check.problems);
+        return new Report(table.segmentCount(), check.entries, check.bytes, check.slots, check.cellBytes,
+                check.problems);
     }
 
     private void problem(int s, String what) {
@@ -88,8 +92,9 @@ public final class TableCheck {
             problem(s, "slot array: reference " + array + " is not a live slice");
             return;
         }
-        if (pool.length(array) != 8L << bits) {
-            problem(s, "slot array: " + pool.length(array) + " bytes for 2^" + bits + " slots");
+        if (pool.length(array) != (long) cellBytes << bits) {
+            problem(s, "slot array: " + pool.length(array) + " bytes for 2^" + bits + " cells of " + cellBytes
+                    + " bytes");
             return;
         }
         long tags = SegmentLayout.tags(sb, so);
@@ -108,7 +113,7 @@ public final class TableCheck {
         long mask = (1L << bits) - 1;
         long empty = -1;
         for (long i = 0; i <= mask && empty < 0; i++) {
-            if (SlotLayout.get(ab, ao, i, CELL) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, i, cellBytes) == SlotLayout.EMPTY) {
                 empty = i;
             }
         }
@@ -124,7 +129,7 @@ public final class TableCheck {
         long runStart = empty;
         for (long k = 1; k <= mask + 1; k++) {
             long i = (empty + k) & mask;
-            long slot = SlotLayout.get(ab, ao, i, CELL);
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
             byte tag = TagLayout.get(tb, to, i);
             if (slot == SlotLayout.EMPTY) {
                 if (tag != TagLayout.EMPTY) {
@@ -139,16 +144,16 @@ public final class TableCheck {
                 problem(s, "slot " + i + ": its entry's home is slot " + home + ", before the empty slot " + runStart
                         + ": lookups miss it");
             }
-            if (!granules.add(SlotLayout.granule(slot))) {
+            if (!SlotLayout.isInline(slot) && !granules.add(SlotLayout.granule(slot))) {
                 problem(s, "slot " + i + ": names granule " + SlotLayout.granule(slot) + ", as another slot does");
                 continue;
             }
-            long length = entry(s, i, slot, tag);
+            long length = entry(s, array, i, slot, tag);
             if (length >= 0) {
                 found++;
                 foundBytes += length;
             }
-            long twin = HashTable.earlierLinkOfKey(pool, ab, ao, mask, home, i);
+            long twin = HashTable.earlierLinkOfKey(pool, array, mask, home, i, cellBytes);
             if (twin >= 0) {
                 problem(s, "slot " + i + ": its entry's key is linked at slot " + twin + " too (lookups find only"
                         + " that one)");
@@ -167,20 +172,23 @@ public final class TableCheck {
     }
 
     /**
-     * Checks the entry slot {@code i} names, whose tag in the tag array is {@code tag}: its payload length, or -1 if
-     * it is not an entry.
+     * Checks the entry that slot {@code slot} of cell {@code i} of slot array {@code array} links, whose tag in the
+     * tag array is {@code tag}: its payload length, or -1 if it is not an entry.
      */
-    private long entry(int s, long i, long slot, byte tag) {
-        long e = pool.currentReference(SlotLayout.granule(slot));
-        String where = "slot " + i + ": entry " + e;
-        if (!pool.isLive(e)) {
-            problem(s, "slot " + i + ": granule " + SlotLayout.granule(slot) + " is not a live slice");
+    private long entry(int s, long array, long i, long slot, byte tag) {
+        long e = HashTable.entryAt(pool, array, i, slot, cellBytes);
+        String where = "slot " + i + ": entry " + e + (HashTable.isInline(e) ? " (in its cell)" : "");
+        int length = HashTable.lengthAtRest(pool, e, cellBytes);
+        if (length < 0) {
+            problem(s, HashTable.isInline(e)
+                    ? where + " has a length of " + pool.lengthUnchecked(e) + " bytes, and a cell holds at most "
+                            + (cellBytes - SlotLayout.INLINE_ENTRY)
+                    : "slot " + i + ": granule " + SlotLayout.granule(slot) + " is not a live slice");
             return -1;
         }
         MemorySegment eb = pool.segment(e);
         long eo = pool.payloadOffset(e);
         int keyLength = EntryLayout.keyLength(eb, eo);
-        int length = pool.length(e);
         if (EntryLayout.valueOffset(keyLength) > length) {
             problem(s, where + " of " + length + " bytes says its key has " + keyLength + " bytes");
             return -1;

@@ -19,7 +19,9 @@ import java.util.Arrays;
  *       mutation: an entry is written (and sealed) before the release store of its slot, a replacement is one slot
  *       store, and a removal's shift copies each slot before it overwrites the copy's old place;
  *   <li>a removal cut off in the middle of its shift: one entry in two slots of its run; the later one is emptied
- *       (with the rest of its run shifted back, as a removal does);
+ *       (with the rest of its run shifted back, as a removal does). In a table whose entries lie in cells, one
+ *       cell may also be torn (the copy in flight): its check word drops it, and of two copies of one entry the
+ *       later one is emptied as of two links of one key below;
  *   <li>growth cut off between installing the new slot array and installing the tag array or recording the size:
  *       the size follows the slot array's length, and a tag array of another size is replaced after the pool's
  *       recovery ({@link #replaceTags}; a new array not installed yet is a private slice the sweep frees);
@@ -34,18 +36,17 @@ import java.util.Arrays;
  *       segment's spare goes back to the directory's free budget, which becomes the bound minus what the entries
  *       use.
  * </ul>
- * After an operating-system crash, pages the kernel had not written back are lost, so any slot or entry may be
- * older than the others. Every entry is checked: a slot naming no live slice, an entry whose fields do not fit its
- * slice, whose key belongs to another segment or slot tag, or (in a table in a file) whose check word does not match
- * its bytes, is unsound: its slot is emptied and the entry not kept (the sweep frees it). An entry separated from
- * its home by an empty slot is linked again from its home; a slot array without an empty slot (pages of different
- * ages) loses its last slot's entry first, so that every probe ends; of two sound entries of one key (a removed
- * one's slot on an older page), the one lookups do not reach, later in the run, is dropped. None of these is
- * expected after a mere kill.
+ * After an operating-system crash, pages the kernel had not written back are lost, so any slot or entry may be older
+ * than the others. Every entry is checked: a slot naming no live slice, an entry in its cell whose length does not fit
+ * the cell, an entry whose fields do not fit its slice or cell, whose key belongs to another segment or slot tag, or
+ * (in a table in a file) whose check word does not match its bytes, is unsound: its slot is emptied and the entry not
+ * kept (the sweep frees it). An entry separated from its home by an empty slot is linked again from its home; a slot
+ * array without an empty slot (pages of different ages) loses its last slot's entry first, so that every probe ends; of
+ * two sound entries of one key (a removed one's slot on an older page), the one lookups do not reach, later in the run,
+ * is dropped. None of these is expected after a mere kill, but for the torn cell and the second copy of an entry a
+ * removal's shift in a table with cells may leave (above).
  */
 final class TableRecovery {
-    /** The cells of a table in a file: slots only (entries in cells are for tables in memory, so far). */
-    private static final int CELL = SlotLayout.SLOT_CELL;
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
@@ -53,6 +54,8 @@ final class TableRecovery {
 
     private final Pool pool;
     private final boolean checked;
+    /** The bytes of each cell of the table's slot arrays ({@link SlotLayout}). */
+    private final int cellBytes;
     private long[] live = new long[1024];
     /** Room for the slot words of one slot array, reused from segment to segment. */
     private long[] slotWords = new long[0];
@@ -75,19 +78,22 @@ final class TableRecovery {
     private long image;
     private long imageEntry;
 
-    private TableRecovery(Pool pool) {
+    private TableRecovery(Pool pool, int cellBytes) {
         this.pool = pool;
         this.checked = pool.inFile();
+        this.cellBytes = cellBytes;
     }
 
     /**
-     * Repairs the table rooted at {@code directory} in {@code pool}, which no thread uses; {@code maxEntries} and
-     * {@code maxBytes} are its bounds ({@link Long#MAX_VALUE} when not bounded).
+     * Repairs the table rooted at {@code directory} in {@code pool}, which no thread uses, whose slot arrays have
+     * cells of {@code cellBytes} bytes; {@code maxEntries} and {@code maxBytes} are its bounds ({@link Long#MAX_VALUE}
+     * when not bounded).
      *
-     * @throws IllegalStateException if the directory, a segment record or a slot array is not a live slice
+     * @throws IllegalStateException if the directory, a segment record or a slot array is not a live slice, or a slot
+     *     array is not a whole number of cells
      */
-    static Result repair(Pool pool, long directory, long maxEntries, long maxBytes) {
-        TableRecovery recovery = new TableRecovery(pool);
+    static Result repair(Pool pool, long directory, int cellBytes, long maxEntries, long maxBytes) {
+        TableRecovery recovery = new TableRecovery(pool, cellBytes);
         recovery.keep(directory);
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
@@ -117,9 +123,10 @@ final class TableRecovery {
 
     /**
      * After {@link #repair} and the pool's recovery, which makes it allocate again: gives each of
-     * {@code segments} of the table rooted at {@code directory} a new tag array, written from its slots.
+     * {@code segments} of the table rooted at {@code directory} (cells of {@code cellBytes} bytes) a new tag array,
+     * written from its slots.
      */
-    static void replaceTags(Pool pool, long directory, int[] segments) {
+    static void replaceTags(Pool pool, long directory, int cellBytes, int[] segments) {
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
         for (int s : segments) {
@@ -127,12 +134,12 @@ final class TableRecovery {
             MemorySegment sb = pool.segment(segment);
             long so = pool.payloadOffset(segment);
             SegmentLayout.setTags(sb, so, pool.allocate(TagLayout.bytesFor(SegmentLayout.slotBits(sb, so))));
-            writeTags(pool, sb, so);
+            writeTags(pool, sb, so, cellBytes);
         }
     }
 
     /** Writes every tag of a segment at rest from the entry of its slot, whose key is sound. */
-    private static void writeTags(Pool pool, MemorySegment sb, long so) {
+    private static void writeTags(Pool pool, MemorySegment sb, long so, int cellBytes) {
         long slots = SegmentLayout.slots(sb, so);
         long tags = SegmentLayout.tags(sb, so);
         MemorySegment ab = pool.segment(slots);
@@ -141,10 +148,10 @@ final class TableRecovery {
         long to = pool.payloadOffset(tags);
         long n = 1L << SegmentLayout.slotBits(sb, so);
         for (long i = 0; i < n; i++) {
-            long slot = SlotLayout.get(ab, ao, i, CELL);
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
             byte tag = TagLayout.EMPTY;
             if (slot != SlotLayout.EMPTY) {
-                long e = pool.currentReference(SlotLayout.granule(slot));
+                long e = HashTable.entryAt(pool, slots, i, slot, cellBytes);
                 MemorySegment eb = pool.segment(e);
                 long eo = pool.payloadOffset(e);
                 tag = TagLayout.tagOf(KeyHash.of(eb, eo + EntryLayout.KEY, EntryLayout.keyLength(eb, eo)));
@@ -181,7 +188,12 @@ final class TableRecovery {
             throw new IllegalStateException("the slot array is not a live slice: reference " + slots);
         }
         keep(slots);
-        int bits = Long.numberOfTrailingZeros(pool.length(slots) / Long.BYTES);
+        long cells = pool.length(slots) / cellBytes;
+        if (cells * cellBytes != pool.length(slots) || Long.bitCount(cells) != 1) {
+            throw new IllegalStateException("the slot array, reference " + slots + ", has " + pool.length(slots)
+                    + " bytes: not a power-of-two number of cells of " + cellBytes + " bytes");
+        }
+        int bits = Long.numberOfTrailingZeros(cells);
         boolean tagsFit = tagsFit(SegmentLayout.tags(sb, so), bits);
         if (bits != SegmentLayout.slotBits(sb, so) || !tagsFit) {
             SegmentLayout.setSlotBits(sb, so, bits);
@@ -202,47 +214,51 @@ final class TableRecovery {
         long ao = pool.payloadOffset(slots);
         long mask = (1L << bits) - 1;
         if (!hasEmptySlot(ab, ao, mask)) { // only pages of different ages can make one: every probe needs an end
-            SlotLayout.set(ab, ao, mask, CELL, SlotLayout.EMPTY);
+            SlotLayout.set(ab, ao, mask, cellBytes, SlotLayout.EMPTY);
             unsoundDropped++;
         }
         long[] duplicated = duplicatedSlots(ab, ao, mask);
         int[] copies = copiesLeft;
         for (long i = 0; i <= mask; ) {
-            long slot = SlotLayout.get(ab, ao, i, CELL);
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
             if (slot == SlotLayout.EMPTY) {
                 i++;
                 continue;
             }
-            int d = Arrays.binarySearch(duplicated, slot);
+            int d = SlotLayout.isInline(slot) ? -1 : Arrays.binarySearch(duplicated, slot);
             if (d >= 0 && copies[d] > 1) { // a copy a cut-off shift left behind: drop all but the last one met
-                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, cellBytes);
                 copies[d]--;
                 duplicatesRemoved++;
                 continue; // slot i holds the next slot of the run now
             }
-            long e = soundEntry(s, segments, slot);
+            long e = soundEntry(s, segments, slots, i, slot);
             if (e == 0) {
-                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, cellBytes);
                 unsoundDropped++;
                 continue;
             }
             long home = SlotLayout.home(slot, mask);
             long firstEmpty = firstEmpty(ab, ao, mask, home, i);
             if (firstEmpty >= 0) { // an empty slot between its home and itself: lookups would stop before it
-                SlotLayout.setRelease(ab, ao, firstEmpty, CELL, slot);
-                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
+                HashTable.copyCell(ab, ao, i, firstEmpty, cellBytes);
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, cellBytes);
                 misplacedRelinked++;
                 continue;
             }
             i++;
         }
         for (long i = 0; i <= mask; ) { // every slot left is sound and reachable: now each key once
-            long slot = SlotLayout.get(ab, ao, i, CELL);
-            if (slot != SlotLayout.EMPTY
-                    && HashTable.earlierLinkOfKey(pool, ab, ao, mask, SlotLayout.home(slot, mask), i) >= 0) {
-                // the link lookups do not reach: a removed one, or older
-                HashTable.shiftBack(ab, ao, null, 0, mask, i, CELL);
-                repeatedKeysDropped++;
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
+            long twin = slot == SlotLayout.EMPTY ? -1
+                    : HashTable.earlierLinkOfKey(pool, slots, mask, SlotLayout.home(slot, mask), i, cellBytes);
+            if (twin >= 0) { // the link lookups do not reach: a cut-off shift's copy, a removed entry, or older
+                if (isCopy(slots, twin, i)) {
+                    duplicatesRemoved++;
+                } else {
+                    repeatedKeysDropped++;
+                }
+                HashTable.shiftBack(ab, ao, null, 0, mask, i, cellBytes);
                 continue;
             }
             i++;
@@ -253,20 +269,37 @@ final class TableRecovery {
         long count = 0;
         long bytes = 0;
         for (long i = 0; i <= mask; i++) {
-            long slot = SlotLayout.get(ab, ao, i, CELL);
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
             if (slot != SlotLayout.EMPTY) {
-                long e = pool.currentReference(SlotLayout.granule(slot));
-                keep(e);
+                long e = HashTable.entryAt(pool, slots, i, slot, cellBytes);
+                if (!HashTable.isInline(e)) {
+                    keep(e);
+                }
                 count++;
-                bytes += pool.length(e);
+                bytes += HashTable.lengthAtRest(pool, e, cellBytes);
             }
         }
         entries += count;
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         if (tagsFit) {
-            writeTags(pool, sb, so);
+            writeTags(pool, sb, so, cellBytes);
         }
+    }
+
+    /**
+     * Whether the entries of cells {@code twin} and {@code i} of slot array {@code slots}, two sound links of one
+     * key, are one entry: two cells holding the same identity (a removal's shift copied the one into the other and
+     * was cut off).
+     */
+    private boolean isCopy(long slots, long twin, long i) {
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        long a = HashTable.entryAt(pool, slots, twin, SlotLayout.get(ab, ao, twin, cellBytes), cellBytes);
+        long b = HashTable.entryAt(pool, slots, i, SlotLayout.get(ab, ao, i, cellBytes), cellBytes);
+        return HashTable.isInline(a) && HashTable.isInline(b)
+                && EntryLayout.identity(pool.segment(a), pool.payloadOffset(a))
+                        == EntryLayout.identity(pool.segment(b), pool.payloadOffset(b));
     }
 
     /**
@@ -274,7 +307,9 @@ final class TableRecovery {
      * hold each. A shift moves slots that were already looked at (from the start of the array round to its end, in
      * a run that wraps), so a count rather than a set of words met tells a copy to drop from the last one left.
      * Copies are identical words: a slot naming the same granule with another tag is another (stale) link, which
-     * the soundness check judges alone, so that it cannot take the sound link down with it.
+     * the soundness check judges alone, so that it cannot take the sound link down with it. Slots of entries in
+     * their cells are left out: those of one tag are alike whatever their entries, and a copy of such an entry,
+     * which may be torn, is judged by its check word and then by its key.
      */
     private long[] duplicatedSlots(MemorySegment ab, long ao, long mask) {
         if (slotWords.length <= mask) {
@@ -282,8 +317,8 @@ final class TableRecovery {
         }
         int n = 0;
         for (long i = 0; i <= mask; i++) {
-            long slot = SlotLayout.get(ab, ao, i, CELL);
-            if (slot != SlotLayout.EMPTY) {
+            long slot = SlotLayout.get(ab, ao, i, cellBytes);
+            if (slot != SlotLayout.EMPTY && !SlotLayout.isInline(slot)) {
                 slotWords[n++] = slot;
             }
         }
@@ -306,9 +341,9 @@ final class TableRecovery {
         return Arrays.copyOf(slotWords, d);
     }
 
-    private static boolean hasEmptySlot(MemorySegment ab, long ao, long mask) {
+    private boolean hasEmptySlot(MemorySegment ab, long ao, long mask) {
         for (long i = 0; i <= mask; i++) {
-            if (SlotLayout.get(ab, ao, i, CELL) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, i, cellBytes) == SlotLayout.EMPTY) {
                 return true;
             }
         }
@@ -316,9 +351,9 @@ final class TableRecovery {
     }
 
     /** The first empty slot from {@code home} up to {@code i} (cyclically), or -1 if the run is unbroken. */
-    private static long firstEmpty(MemorySegment ab, long ao, long mask, long home, long i) {
+    private long firstEmpty(MemorySegment ab, long ao, long mask, long home, long i) {
         for (long j = home; j != i; j = (j + 1) & mask) {
-            if (SlotLayout.get(ab, ao, j, CELL) == SlotLayout.EMPTY) {
+            if (SlotLayout.get(ab, ao, j, cellBytes) == SlotLayout.EMPTY) {
                 return j;
             }
         }
@@ -326,18 +361,18 @@ final class TableRecovery {
     }
 
     /**
-     * The entry that occupied slot {@code slot} of segment {@code s} names, once an in-place update it was in is
-     * put back; 0 if it is unsound (see the class notes).
+     * The entry that the occupied slot {@code slot} of cell {@code i} of segment {@code s}'s slot array
+     * {@code slots} links, once an in-place update it was in is put back; 0 if it is unsound (see the class notes).
      */
-    private long soundEntry(int s, int segments, long slot) {
+    private long soundEntry(int s, int segments, long slots, long i, long slot) {
         try {
-            long e = pool.currentReference(SlotLayout.granule(slot));
-            if (!pool.isLive(e)) {
+            long e = HashTable.entryAt(pool, slots, i, slot, cellBytes);
+            int length = HashTable.lengthAtRest(pool, e, cellBytes);
+            if (length < 0) {
                 return 0;
             }
             MemorySegment eb = pool.segment(e);
             long eo = pool.payloadOffset(e);
-            int length = pool.length(e);
             int keyLength = EntryLayout.keyLength(eb, eo);
             if (EntryLayout.valueOffset(keyLength) > length) {
                 return 0;
@@ -348,7 +383,7 @@ final class TableRecovery {
             }
             long stamp = SliceStamp.acquire(eb, EntryLayout.stampAt(eo));
             if (SliceStamp.isWriting(stamp)) {
-                if (e == imageEntry && BeforeImage.restore(pool, image, e)) {
+                if (e == imageEntry && BeforeImage.restore(pool, image, e, length)) {
                     restoredValues++;
                     if (checked) {
                         EntryLayout.seal(eb, eo, length); // the update may have sealed its new value already

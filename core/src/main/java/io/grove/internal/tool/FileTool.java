@@ -63,6 +63,11 @@ public final class FileTool {
                     out.println("problem: " + p);
                 }
                 problems += table.problems().size();
+                if (table.cellBytes() != 0 && table.cellBytes() != file.header().cellBytes()) {
+                    out.println("problem: the table's cells have " + table.cellBytes() + " bytes, the header records "
+                            + file.header().cellBytes());
+                    problems++;
+                }
             }
             out.println(problems == 0 ? file.name() + ": sound (format " + FileHeader.FORMAT_VERSION + ", "
                     + (table == null ? 0 : table.entries()) + " entries)"
@@ -85,6 +90,8 @@ public final class FileTool {
         out.println("open now        " + file.openElsewhere());
         out.println("maxFileSize     " + h.maxFileSize());
         out.println("blockSize       " + h.blockSize());
+        out.println("cellBytes       " + h.cellBytes() + (h.cellBytes() == Long.BYTES ? " (slots only)"
+                : " (entries in cells: inlineEntries)"));
         out.println("maximumSize     " + (h.maxEntries() == Long.MAX_VALUE ? "unbounded" : h.maxEntries()));
         out.println("maximumBytes    " + (h.maxBytes() == Long.MAX_VALUE ? "unbounded" : h.maxBytes()));
         out.println("key serializer  " + h.keySerializer());

@@ -39,8 +39,10 @@ class TableRecoveryTest {
     }
 
     private static TableRecovery.Result repair(Pool pool, OffHeapHashMap<?, ?> map) {
-        TableRecovery.Result result = TableRecovery.repair(pool, map.directory(), Long.MAX_VALUE, Long.MAX_VALUE);
-        TableRecovery.replaceTags(pool, map.directory(), result.taglessSegments()); // the pool is not a file's
+        int cellBytes = map.table.cellBytes();
+        TableRecovery.Result result = TableRecovery.repair(pool, map.directory(), cellBytes, Long.MAX_VALUE,
+                Long.MAX_VALUE);
+        TableRecovery.replaceTags(pool, map.directory(), cellBytes, result.taglessSegments()); // not a file's pool
         assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems(), "after the repair");
         return result;
     }
