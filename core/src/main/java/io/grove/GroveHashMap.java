@@ -214,8 +214,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * 318 MB without this setting). Cells are at most 1/1,024 of the pool's block size (8 KiB with the default);
          * {@link #build()} rejects larger ones. In a {@link #file}, the cell size is one of the settings the file
          * records: the file is reopened with the same {@code inlineEntries} sizes (or sizes that give the same cells),
-         * or without the setting if it was created without. Not available yet for bounded maps ({@link #maximumSize},
-         * {@link #maximumBytes}), which {@link #build()} rejects.
+         * or without the setting if it was created without. In a bounded map ({@link #maximumSize},
+         * {@link #maximumBytes}) the bound counts entries' bytes, not cells, and a zero-copy update in place
+         * ({@link io.grove.ZeroCopyMap#computeIfPresent}) also moves its entry apart first.
          *
          * @throws IllegalArgumentException if a size is negative
          */
@@ -337,10 +338,6 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             Bounds<K, V> bounds = new Bounds<>(maximumSize, maximumBytes, evictionListener, recordStats);
             long cellBytes = OffHeapHashMap.SLOT_CELLS;
             if (inlineKeyBytes >= 0) {
-                if (maximumSize != Long.MAX_VALUE || maximumBytes != Long.MAX_VALUE) {
-                    throw new IllegalArgumentException("inlineEntries is not available yet for a bounded map"
-                            + " (maximumSize, maximumBytes)");
-                }
                 cellBytes = OffHeapHashMap.cellBytesFor(inlineKeyBytes, inlineValueBytes);
             }
             if (pool != null && memoryLimit > 0) {

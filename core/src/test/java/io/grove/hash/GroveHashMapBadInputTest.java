@@ -491,25 +491,6 @@ class GroveHashMapBadInputTest {
         assertFalse(Files.exists(file), "the rejected build created its file");
     }
 
-    @Test
-    void inlineEntriesIsRejectedForABoundedMapNamingTheBound() {
-        Serializer<String> s = Serializers.strings();
-        MemoryPool pool = closeLater(MemoryPool.builder().build());
-        IllegalArgumentException size = assertThrows(IllegalArgumentException.class,
-                () -> GroveHashMap.builder(s, s).maximumSize(100).inlineEntries(8, 8).pool(pool).build());
-        assertTrue(size.getMessage().contains("inlineEntries") && size.getMessage().contains("maximumSize"),
-                size::getMessage);
-        IllegalArgumentException bytes = assertThrows(IllegalArgumentException.class,
-                () -> GroveHashMap.builder(s, s).inlineEntries(8, 8).maximumBytes(1 << 20).pool(pool).build());
-        assertTrue(bytes.getMessage().contains("inlineEntries") && bytes.getMessage().contains("maximumBytes"),
-                bytes::getMessage);
-        IllegalArgumentException both = assertThrows(IllegalArgumentException.class,
-                () -> GroveHashMap.builder(s, s).inlineEntries(0, 0).maximumSize(1).maximumBytes(1024)
-                        .evictionListener((k, v) -> { }).build());
-        assertTrue(both.getMessage().contains("inlineEntries"), both::getMessage);
-        assertEquals(0, pool.footprint().liveSlices(), "a rejected build left slices in the shared pool");
-    }
-
     /**
      * The largest cell {@code build()} accepts on a pool of {@code blockSize}-byte blocks: 1/1,024 of the block
      * (8,192 bytes with the default blocks), as this project's brief states it. The builder's javadoc says "1/1,024

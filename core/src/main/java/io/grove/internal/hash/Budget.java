@@ -92,8 +92,9 @@ final class Budget {
     /**
      * Under segment {@code s}'s lock: reserves room for {@code entries} more entries and {@code bytes} more bytes
      * in segment {@code s} (amounts below 0 reserve nothing), evicting entries as described above and telling
-     * {@code victims} of each. {@code entryBytes} is the size of the entry being written, {@code spared} the entry
-     * it replaces (0 if none), which is never evicted.
+     * {@code victims} of each. {@code entryBytes} is the size of the entry being written, {@code spared} the
+     * identity of the entry it replaces ({@link EntryLayout}; 0 if none), which is never evicted. An identity, not
+     * a reference: an eviction's shift moves the entries of a table's cells, and with them their references.
      *
      * @throws IllegalArgumentException if the entry alone is larger than the bound of bytes; nothing is evicted
      * @throws GroveOutOfMemoryException if other threads hold the missing budget for too long

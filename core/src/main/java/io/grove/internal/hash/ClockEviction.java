@@ -10,8 +10,11 @@ import java.lang.foreign.MemorySegment;
  * LRU ({@code HashMapSmokeTest}).
  *
  * <p>The sweep runs under the segment's lock; the counters are raised by lock-free readers through Nova's write
- * protocol, so a stale reader never writes into memory reused by someone else. A raise racing with the sweep may
- * be lost, which only makes the policy a little less precise.
+ * protocol on the slice that holds the counter (the entry's, or for an entry in its cell the segment's slot array),
+ * so a stale reader never writes into memory reused by someone else. The raise is a compare-and-set of the whole
+ * key word ({@link EntryLayout#raiseUses}): a cell is reused at once by the entries its run's shifts move into it,
+ * and a stale reader must not write its entry's key length into another entry; at worst it raises another entry's
+ * counter. A raise racing with the sweep may be lost. Either only makes the policy a little less precise.
  */
 final class ClockEviction {
     private final HashTable table;
@@ -24,7 +27,8 @@ final class ClockEviction {
 
     /**
      * Under segment {@code s}'s lock: the CLOCK sweep. From the segment's hand, walks slot by slot; every entry
-     * passed has its use counter lowered, and the first entry found at 0 (other than {@code spared}) is the victim.
+     * passed has its use counter lowered, and the first entry found at 0 (other than the one whose identity is
+     * {@code spared}, if not 0) is the victim.
      * Sets the victim's slot in {@code scratch} for {@link HashTable#unlinkAt}, and leaves the hand on it. Returns 0
      * if the segment holds no entry but {@code spared}. Counters are at most {@link EntryLayout#MAX_USES}, so the
      * sweep passes each entry at most {@code MAX_USES + 1} times: amortized O(1).
@@ -47,10 +51,10 @@ final class ClockEviction {
             if (slot == SlotLayout.EMPTY) {
                 continue;
             }
-            long e = pool.currentReference(SlotLayout.granule(slot));
-            if (e != spared) {
-                MemorySegment eb = pool.segment(e);
-                long eo = pool.payloadOffset(e);
+            long e = HashTable.entryAt(pool, slots, i, slot, table.cellBytes());
+            MemorySegment eb = pool.segment(e);
+            long eo = pool.payloadOffset(e);
+            if (spared == 0 || EntryLayout.identity(eb, eo) != spared) {
                 int uses = EntryLayout.uses(eb, eo);
                 if (uses == 0) {
                     scratch.victimSlot = i;
@@ -64,21 +68,25 @@ final class ClockEviction {
     }
 
     /**
-     * Records a read of entry {@code e}. The counter is written under Nova's write protocol, which fails if the
-     * entry was removed (its slice may belong to someone else by now).
+     * Records a read of entry {@code e} of segment {@code s}. The counter is written under Nova's write protocol on
+     * the slice holding it, which fails if that slice was deleted (it may belong to someone else by now): the
+     * entry's own, or the slot array whose cell holds it, if that is still the segment's array.
      */
-    void touch(long e) {
+    void touch(int s, long e) {
         MemorySegment eb = pool.segment(e);
         long eo = pool.payloadOffset(e);
-        if (EntryLayout.uses(eb, eo) < EntryLayout.MAX_USES) {
-            long token = pool.beginWrite(e);
-            if (token >= 0) {
-                try {
-                    int uses = EntryLayout.uses(eb, eo);
-                    EntryLayout.setUses(eb, eo, Math.min(EntryLayout.MAX_USES, uses + 1));
-                } finally {
-                    pool.endWrite(token);
+        if (EntryLayout.uses(eb, eo) >= EntryLayout.MAX_USES) {
+            return;
+        }
+        long holder = HashTable.isInline(e) ? table.slotsRef(s) : e;
+        long token = pool.beginWrite(holder);
+        if (token >= 0) {
+            try {
+                if (holder == e || table.holdsCell(holder, e)) {
+                    EntryLayout.raiseUses(eb, eo);
                 }
+            } finally {
+                pool.endWrite(token);
             }
         }
     }

@@ -35,8 +35,9 @@ import java.lang.invoke.VarHandle;
  *   <li>key length: the serialized key's length; a slice holds at most 2<sup>30</sup> bytes (the largest block
  *       size), so 30 bits hold it.
  *   <li>uses: the CLOCK counter of a bounded map, 0 to {@link #MAX_USES}: raised by reads (through Nova's write
- *       protocol, so a stale reader never writes into reused memory), lowered by the eviction sweep. Each writer
- *       stores the whole key word with the key length unchanged.
+ *       protocol, so a stale reader never writes into reused memory, with a compare-and-set of the whole key word,
+ *       {@link #raiseUses}), lowered by the eviction sweep. Each writer stores the whole key word with the key
+ *       length unchanged.
  *   <li>check: in a table in a file, a 32-bit hash of the key length, the key and the value ({@link #check}),
  *       written after them and before the entry is linked or its stamp made even again: an entry whose check does
  *       not match its bytes was torn (an operating-system crash wrote back some of its pages and not others).
@@ -107,6 +108,17 @@ final class EntryLayout {
 
     static void setUses(MemorySegment block, long entry, int uses) {
         INT.set(block, entry + KEY_WORD, keyLength(block, entry) | uses << USES_SHIFT);
+    }
+
+    /**
+     * Raises the use counter by one unless it is at {@link #MAX_USES}, by a compare-and-set of the key word, so
+     * that the key length written is the one read (the cell may hold another entry by now); a lost race is not
+     * retried. Whether it raised the counter.
+     */
+    static boolean raiseUses(MemorySegment block, long entry) {
+        int word = (int) INT.getVolatile(block, entry + KEY_WORD);
+        return word >>> USES_SHIFT < MAX_USES
+                && (boolean) INT.compareAndSet(block, entry + KEY_WORD, word, word + (1 << USES_SHIFT));
     }
 
     static int storedCheck(MemorySegment block, long entry) {

@@ -65,8 +65,9 @@ import java.lang.invoke.VarHandle;
  * under the entry's stamp as for an entry apart. Zero-copy handles, whose entries must not move, take an entry
  * moved apart first ({@link #spill}). In a table in a file a replacement of another size never overwrites the
  * entry in its cell (see {@link #replace}), and a removal's shift copies each cell before it overwrites the copy's
- * source, so a killed process leaves every entry whole in some cell. Bounded tables have slots only: the CLOCK
- * counter a read raises without the lock knows entries apart only.
+ * source, so a killed process leaves every entry whole in some cell. In a bounded table the CLOCK counter a read
+ * raises without the lock lies in the cell ({@link ClockEviction#touch}), and the evictions that make room for a
+ * replacement may shift the replaced entry, which is found again ({@code OffHeapHashMap#replaceWith}).
  *
  * <p><b>Growth</b> doubles one segment's slot array at a time, rehashing from the slots alone ({@link SegmentGrowth}).
  *
@@ -269,21 +270,22 @@ final class HashTable {
 
     /**
      * The number of segments for {@code expectedSize} entries: one per {@value #SEGMENT_SHARE} expected entries,
-     * {@value #MIN_SEGMENTS} to {@value #MAX_SEGMENTS}, and no more than {@code maxEntries} (a bounded map's
-     * segments each hold at least one entry). At least as many, up to {@value #MAX_SEGMENTS}, as it takes for the
-     * pool's memory ({@code memoryLimit}) to run out before the segments fill 7/8 of their largest slot arrays
-     * ({@code maxSliceSize / cellBytes} cells, {@link SegmentGrowth}) with entries of the smallest size (with
-     * slots only, {@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot; with inline entries, a cell): so a
-     * map built without an expected size still holds as much as its pool does, for a slot array cannot outgrow one
-     * slice. With the default 8 MiB blocks and slots only, a segment holds half a million slots, and a pool of 9 GB
-     * (10^9 bytes) makes 409 segments.
+     * {@value #MIN_SEGMENTS} to {@value #MAX_SEGMENTS}, and no more than {@code maxEntries} (a bounded map's segments
+     * each hold at least one entry). At least as many, up to {@value #MAX_SEGMENTS}, as it takes for the pool's memory
+     * ({@code memoryLimit}), or a bounded map's {@code maxEntries}, to run out before the segments fill 7/8 of their
+     * largest slot arrays ({@code maxSliceSize / cellBytes} cells, {@link SegmentGrowth}) with entries of the smallest
+     * size (with slots only, {@value #SMALLEST_ENTRY} bytes with Nova's header, and a slot; with inline entries, a
+     * cell): so a map built without an expected size still holds as much as its pool does, for a slot array cannot
+     * outgrow one slice. With the default 8 MiB blocks and slots only, a segment holds half a million slots, and a pool
+     * of 9 GB (10^9 bytes) makes 409 segments.
      */
     static int segmentCount(long expectedSize, long maxEntries, long memoryLimit, int maxSliceSize, int cellBytes) {
         long segments = Math.clamp(Math.ceilDiv(expectedSize, SEGMENT_SHARE), MIN_SEGMENTS, MAX_SEGMENTS);
         long slotsPerSegment = 1L << SegmentGrowth.maxSlotBits(maxSliceSize, cellBytes);
         long entriesPerSegment = slotsPerSegment - slotsPerSegment / 8;
         long smallestEntry = cellBytes == SlotLayout.SLOT_CELL ? SMALLEST_ENTRY + Long.BYTES : cellBytes;
-        long fillingSegments = Math.ceilDiv(Math.ceilDiv(memoryLimit, smallestEntry), entriesPerSegment);
+        long mostEntries = Math.min(Math.ceilDiv(memoryLimit, smallestEntry), maxEntries);
+        long fillingSegments = Math.ceilDiv(mostEntries, entriesPerSegment);
         segments = Math.max(segments, Math.min(MAX_SEGMENTS, fillingSegments));
         return (int) Math.max(1, Math.min(segments, maxEntries));
     }
@@ -586,6 +588,20 @@ final class HashTable {
             return length >= 0 && length <= cellBytes - SlotLayout.INLINE_ENTRY ? length : -1;
         }
         return pool.liveLength(e);
+    }
+
+    /** Lock-free: the reference of segment {@code s}'s slot array now. */
+    long slotsRef(int s) {
+        return SegmentLayout.slots(segmentBlocks[s], segmentOffsets[s]);
+    }
+
+    /**
+     * Whether the inline entry {@code e} lies in a cell of slot array {@code slotsRef}, which the caller keeps from
+     * deletion (Nova's write protocol), so that its length is its own.
+     */
+    boolean holdsCell(long slotsRef, long e) {
+        long offset = (Pool.granuleOf(e) - inlineReference(slotsRef, 0)) * CELL_ALIGNMENT;
+        return offset >= 0 && offset % cellBytes == 0 && offset + cellBytes <= pool.lengthUnchecked(slotsRef);
     }
 
     /** The cell of slot array {@code slotsRef} whose entry is the inline entry {@code e}. */
@@ -1233,6 +1249,11 @@ final class HashTable {
 
     int keyLength(long e) {
         return EntryLayout.keyLength(pool.segment(e), pool.payloadOffset(e));
+    }
+
+    /** Under the lock: entry {@code e}'s identity ({@link EntryLayout}). */
+    long identity(long e) {
+        return EntryLayout.identity(pool.segment(e), pool.payloadOffset(e));
     }
 
     /** The offset of {@code e}'s value bytes in {@code pool.segment(e)}. */

@@ -76,14 +76,14 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
                     e = map.findApart(s, scratch);
                 }
                 if (e == 0) {
-                    map.recordRead(0);
+                    map.recordRead(s, 0);
                     return null;
                 }
                 try {
                     Handle handle = new SliceHandle(pool, map.valueWriters).pointAt(e,
                             EntryLayout.valueOffset(scratch.keyLength()), -1, EntryLayout.STAMP)
                             .identifiedAt(EntryLayout.IDENTITY);
-                    map.recordRead(e);
+                    map.recordRead(s, e);
                     return handle;
                 } catch (ConcurrentModificationException removedMeanwhile) {
                     // e was linked at the search; it was removed or replaced since: search again
@@ -187,9 +187,12 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
      * returned and a bounded map made room for its growth. If the computer throws, or room cannot be made, the
      * journal restores the bytes written in place and the resized copy is dropped: the value is as it was. In a map
      * in a file the value is first saved in the file too ({@link BeforeImage}), for a reopen after the process was
-     * killed during the update, and the entry's check word is recomputed before its stamp turns even.
+     * killed during the update, and the entry's check word is recomputed before its stamp turns even. In a bounded
+     * map an entry in its cell is first moved apart ({@link HashTable#spill}): the evictions that make room for a
+     * resize shift cells, and the update's stamp, journal and replacement must stay on its entry.
      */
-    private void updateInPlace(int s, long e, Consumer<? super ResizableView> computer, Scratch scratch) {
+    private void updateInPlace(int s, long entry, Consumer<? super ResizableView> computer, Scratch scratch) {
+        long e = map.isBounded() ? table.spill(s, entry) : entry;
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         long image = inFile ? table.saveBeforeImage(s, e, start) : 0;

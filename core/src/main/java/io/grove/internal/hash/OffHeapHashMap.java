@@ -386,6 +386,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.deletePrivate(fresh);
             throw e;
         }
+        if (budget != null && HashTable.isInline(entry)) {
+            entry = table.findLocked(s, scratch); // the reservation's evictions may have shifted it to another cell
+        }
         table.replace(s, scratch.keyHash(), entry, fresh);
         releaseShrink(s, grown);
         count(puts);
@@ -393,16 +396,22 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     /**
      * Under the lock, before the private entry {@code fresh} replaces entry {@code entry}: reserves the bytes by
-     * which it is larger in a bounded map (evicting, never {@code entry}). Returns the growth in bytes (negative if
-     * smaller), for {@link #releaseShrink} after the replacement.
+     * which it is larger in a bounded map (evicting, never {@code entry}; but an entry in its cell may be shifted to
+     * another cell, so its reference must be found again). Returns the growth in bytes (negative if smaller), for
+     * {@link #releaseShrink} after the replacement.
      */
     long reserveGrowth(int s, long entry, long fresh, Scratch scratch) {
         long size = pool.length(fresh);
         long grown = size - table.entryBytes(entry);
         if (budget != null) {
-            budget.reserve(s, 0, grown, size, entry, scratch, this);
+            budget.reserve(s, 0, grown, size, table.identity(entry), scratch, this);
         }
         return grown;
+    }
+
+    /** Whether the map is bounded ({@code maximumSize} or {@code maximumBytes}): insertions may evict. */
+    boolean isBounded() {
+        return budget != null;
     }
 
     /** Under the lock, after a replacement that changed an entry's size by {@code grown} bytes. */
@@ -449,12 +458,12 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
     }
 
-    /** Records a read's outcome: statistics, and the CLOCK counter of a bounded map. */
-    void recordRead(long entry) {
+    /** Records a read's outcome in segment {@code s}: statistics, and the CLOCK counter of a bounded map. */
+    void recordRead(int s, long entry) {
         if (entry != 0) {
             count(hits);
             if (clock != null) {
-                clock.touch(entry);
+                clock.touch(s, entry);
             }
         } else {
             count(misses);
@@ -480,7 +489,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 Object value = e == 0 ? null : readValueLockFree(s, scratch.version, e,
                         table.valueOffset(e, scratch.keyLength()), scratch.valueLength, scratch);
                 if (value != REMOVED) {
-                    recordRead(e);
+                    recordRead(s, e);
                     return (V) value;
                 }
             }

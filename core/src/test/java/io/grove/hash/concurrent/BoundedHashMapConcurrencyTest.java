@@ -13,27 +13,30 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Bounded mode under concurrent insertions: the map never holds more than its maximum (checked on exact snapshots
  * taken with every segment locked: the bound is the whole map's, and budget moves between segments, so a sum of
  * counts read without the locks may pass it for a moment while the entries held never do), and every entry that is
- * not in the map at the end was reported to the listener exactly once, with its own value.
+ * not in the map at the end was reported to the listener exactly once, with its own value; on a table of slots
+ * and on one whose entries lie in its cells ({@code inlineEntries(8, 8)}), which evictions shift.
  */
 class BoundedHashMapConcurrencyTest {
     private static final int MAXIMUM = 1_000;
     private static final int WRITERS = 6;
     private static final int KEYS_PER_WRITER = 40_000;
 
-    @Test
-    void concurrentInsertionsStayWithinTheMaximumAndReportEachEvictionOnce() throws Exception {
+    @ParameterizedTest(name = "cells {0}")
+    @ValueSource(booleans = {false, true})
+    void concurrentInsertionsStayWithinTheMaximumAndReportEachEvictionOnce(boolean cells) throws Exception {
         Set<Long> evicted = ConcurrentHashMap.newKeySet();
         AtomicLong duplicateReports = new AtomicLong();
         AtomicLong wrongValues = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicBoolean writing = new AtomicBoolean(true);
-        try (GroveHashMap<Long, Long> map = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
+        GroveHashMap.Builder<Long, Long> builder = GroveHashMap.builder(Serializers.longs(), Serializers.longs())
                 .maximumSize(MAXIMUM)
                 .evictionListener((k, v) -> {
                     if (v != -k) {
@@ -42,7 +45,8 @@ class BoundedHashMapConcurrencyTest {
                     if (!evicted.add(k)) {
                         duplicateReports.incrementAndGet();
                     }
-                }).build()) {
+                });
+        try (GroveHashMap<Long, Long> map = (cells ? builder.inlineEntries(Long.BYTES, Long.BYTES) : builder).build()) {
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < WRITERS; w++) {
                 long base = (long) w * KEYS_PER_WRITER;

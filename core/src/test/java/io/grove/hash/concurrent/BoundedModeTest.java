@@ -17,9 +17,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Bounded mode: {@code maximumSize} and {@code maximumBytes} hold for the map as a whole. An entry counts 24 bytes
@@ -107,11 +110,17 @@ class BoundedModeTest {
         }
     }
 
-    @Test
-    void inPlaceResizesStayWithinTheBoundOrLeaveTheValueAsItWas() {
+    /**
+     * With cells ({@code inlineEntries(8, 100)}), the entries lie in the table's array, which the evictions that
+     * make room for a resize shift: the resized entry is moved apart first and stays the one resized.
+     */
+    @ParameterizedTest(name = "cells {0}")
+    @ValueSource(booleans = {false, true})
+    void inPlaceResizesStayWithinTheBoundOrLeaveTheValueAsItWas(boolean cells) {
         Evictions evictions = new Evictions();
-        try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
-                .maximumBytes(4096).evictionListener(evictions::record).build()) {
+        GroveHashMap.Builder<Long, byte[]> builder = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
+                .maximumBytes(4096).evictionListener(evictions::record);
+        try (GroveHashMap<Long, byte[]> map = (cells ? builder.inlineEntries(Long.BYTES, 100) : builder).build()) {
             for (long k = 0; k < 20; k++) {
                 map.put(k, new byte[100]); // 132 bytes each: 2,640
             }
@@ -162,18 +171,20 @@ class BoundedModeTest {
      * segment locked) and fails if the entries or bytes held ever pass the bounds. Each key is written by one
      * writer, which counts its insertions (a put that returned {@code null}) and removals; the listener counts
      * evictions. At the end each key's insertions minus removals minus evictions is 1 if it is present, else 0:
-     * every entry that left the map was reported exactly once.
+     * every entry that left the map was reported exactly once. With cells ({@code inlineEntries(8, 200)}: most
+     * values lie in the table's cells, which evictions, removals and growth shift, and some apart), as without.
      */
-    @ParameterizedTest
-    @EnumSource(StressRun.Threads.class)
-    void concurrentWritersNeverPassTheBoundsAndEachEvictionIsReportedOnce(StressRun.Threads threads)
+    @ParameterizedTest(name = "{0}, cells {1}")
+    @MethodSource("threadsAndCells")
+    void concurrentWritersNeverPassTheBoundsAndEachEvictionIsReportedOnce(StressRun.Threads threads, boolean cells)
             throws Exception {
         long maxBytes = 64 * 1024;
         long maxEntries = 300;
         Map<Long, AtomicLong> balance = new ConcurrentHashMap<>();
-        try (GroveHashMap<Long, byte[]> map = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
+        GroveHashMap.Builder<Long, byte[]> builder = GroveHashMap.builder(Serializers.longs(), Serializers.bytes())
                 .maximumBytes(maxBytes).maximumSize(maxEntries)
-                .evictionListener((k, v) -> balance.get(k).decrementAndGet()).build()) {
+                .evictionListener((k, v) -> balance.get(k).decrementAndGet());
+        try (GroveHashMap<Long, byte[]> map = (cells ? builder.inlineEntries(Long.BYTES, 200) : builder).build()) {
             int writers = threads.count;
             long opsPerWriter = 60_000 / writers;
             AtomicLong snapshots = new AtomicLong();
@@ -220,5 +231,10 @@ class BoundedModeTest {
                 assertEquals(expected, e.getValue().get(), "insertions - removals - evictions of key " + e.getKey());
             }
         }
+    }
+
+    static Stream<Arguments> threadsAndCells() {
+        return Stream.of(StressRun.Threads.values())
+                .flatMap(threads -> Stream.of(Arguments.of(threads, false), Arguments.of(threads, true)));
     }
 }
