@@ -60,10 +60,13 @@ public final class GroveKv extends KvContender {
 
     /**
      * The huge-page and inline variants run in the MapHash scenario only, so that they add few runs to the default
-     * benchmark.
+     * benchmark; the inline one in memory also in the eviction scenario (a bounded map with cells).
      */
     @Override
     public String notApplicable(Scenario scenario) {
+        if (this == INLINE && scenario instanceof EvictionScenario) {
+            return null;
+        }
         return (hugePages || inline) && !scenario.name().equals(FileBackedPeers.SCENARIO)
                 ? "the " + (inline ? "inline" : "huge-page") + " variant runs in " + FileBackedPeers.SCENARIO + " only"
                 : null;
