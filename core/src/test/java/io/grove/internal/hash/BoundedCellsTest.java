@@ -26,11 +26,8 @@ class BoundedCellsTest {
     @Test
     void aReplacementWhoseEvictionShiftsTheEntryReplacesItWhereItMoved() {
         List<Long> evicted = new ArrayList<>();
-        OffHeapHashMap.Bounds<Long, byte[]> bounds = new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, 1024,
-                (k, v) -> evicted.add(k), false);
         try (Pool pool = new Pool(8 << 20, 1 << 28, Reclamation.NOVA)) {
-            OffHeapHashMap<Long, byte[]> map = new OffHeapHashMap<>(pool, false, Serializers.longs(),
-                    Serializers.bytes(), 16, bounds, OffHeapHashMap.cellBytesFor(Long.BYTES, 700));
+            OffHeapHashMap<Long, byte[]> map = boundedToOneKibibyte(pool, evicted);
             long[] keys = keysOfOneHome(map, 2);
             long a = keys[0];
             long b = keys[1];
@@ -58,11 +55,8 @@ class BoundedCellsTest {
     @Test
     void theEntryBeingReplacedIsSparedByEveryEvictionThatMovesIt() {
         List<Long> evicted = new ArrayList<>();
-        OffHeapHashMap.Bounds<Long, byte[]> bounds = new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, 1024,
-                (k, v) -> evicted.add(k), false);
         try (Pool pool = new Pool(8 << 20, 1 << 28, Reclamation.NOVA)) {
-            OffHeapHashMap<Long, byte[]> map = new OffHeapHashMap<>(pool, false, Serializers.longs(),
-                    Serializers.bytes(), 16, bounds, OffHeapHashMap.cellBytesFor(Long.BYTES, 700));
+            OffHeapHashMap<Long, byte[]> map = boundedToOneKibibyte(pool, evicted);
             long[] keys = keysOfOneHome(map, 3);
             for (long k : keys) {
                 map.put(k, new byte[300]); // 332 bytes each, 996 in all
@@ -81,6 +75,17 @@ class BoundedCellsTest {
             assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems());
             map.close();
         }
+    }
+
+    /**
+     * A map on {@code pool} bounded to 1,024 bytes of entries, with cells for values of up to 700 bytes, whose
+     * evictions go into {@code evicted}.
+     */
+    private static OffHeapHashMap<Long, byte[]> boundedToOneKibibyte(Pool pool, List<Long> evicted) {
+        OffHeapHashMap.Bounds<Long, byte[]> bounds = new OffHeapHashMap.Bounds<>(Long.MAX_VALUE, 1024,
+                (k, v) -> evicted.add(k), false);
+        return new OffHeapHashMap<>(pool, false, Serializers.longs(), Serializers.bytes(), 16, bounds,
+                OffHeapHashMap.cellBytesFor(Long.BYTES, 700));
     }
 
     /** {@code n} keys whose hashes give one segment and one home cell in {@code map}'s table. */

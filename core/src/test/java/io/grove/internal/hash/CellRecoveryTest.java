@@ -173,9 +173,7 @@ class CellRecoveryTest {
     @Test
     void aReplacementOfAnotherLengthDoesNotWriteOverTheEntryInItsCell() {
         map.put(5L, "short");
-        Scratch scratch = map.begin(5L);
-        int s = table.segmentOf(scratch.keyHash());
-        scratch.release();
+        int s = segmentOf(5L);
         long i = cellOf(s);
         MemorySegment ab = pool.segment(SegmentLayout.slots(table.block(s), table.offset(s)));
         long cell = SlotLayout.cellAt(pool.payloadOffset(SegmentLayout.slots(table.block(s), table.offset(s))), i,
@@ -192,6 +190,15 @@ class CellRecoveryTest {
         map.put(5L, "longest");
         assertEquals("longest", map.get(5L));
         assertTrue(SlotLayout.isInline(ab.get(ValueLayout.JAVA_LONG, cell)), "back in its cell");
+    }
+
+    private int segmentOf(long key) {
+        Scratch scratch = map.begin(key);
+        try {
+            return table.segmentOf(scratch.keyHash());
+        } finally {
+            scratch.release();
+        }
     }
 
     /** The index of the only occupied cell of segment {@code s}. */
@@ -214,9 +221,7 @@ class CellRecoveryTest {
     @Test
     void anInPlacePutCutOffInACellIsPutBack() {
         map.put(9L, "nine");
-        Scratch scratch = map.begin(9L);
-        int s = table.segmentOf(scratch.keyHash());
-        scratch.release();
+        int s = segmentOf(9L);
         long i = cellOf(s);
         long slots = SegmentLayout.slots(table.block(s), table.offset(s));
         long e = HashTable.entryAt(pool, slots, i, SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), i,

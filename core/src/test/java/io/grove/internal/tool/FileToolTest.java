@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grove.GroveHashMap;
+import io.grove.internal.file.FileHeader;
+import io.grove.internal.hash.OffHeapHashMap;
 import io.grove.serial.Serializers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -57,8 +59,30 @@ class FileToolTest {
         assertTrue(r.out().contains("entries         1001"), r.out());
         assertTrue(r.out().contains("closed cleanly  yes"), r.out());
         assertTrue(r.out().contains("maxFileSize     " + (64L << 20)), r.out());
+        assertTrue(r.out().contains("cellBytes       8 (slots only)"), r.out());
         assertTrue(r.out().contains("key serializer  " + Serializers.strings().getClass().getName()), r.out());
         assertArrayEquals(before, Files.readAllBytes(file), "inspect changed the file");
+    }
+
+    /** A table whose entries lie in its cells: inspect gives the cell size, verify checks the cells' entries. */
+    @Test
+    void inspectAndVerifyKnowCells() {
+        Path file = dir.resolve("cells.grove");
+        try (GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                .file(file).maxFileSize(64L << 20).expectedSize(16).inlineEntries(16, 16).build()) {
+            for (int i = 0; i < 1_000; i++) {
+                map.put("key " + i, i % 10 == 0 ? "a value too long for its cell " + i : "value " + i);
+            }
+        }
+        Result inspect = run("inspect", file.toString());
+        assertEquals(0, inspect.status(), inspect.out());
+        assertTrue(inspect.out().contains("cellBytes       " + OffHeapHashMap.cellBytesFor(16, 16)
+                + " (entries in cells: inlineEntries)"), inspect.out());
+        assertTrue(inspect.out().contains("entries         1000"), inspect.out());
+        Result verify = run("verify", file.toString());
+        assertEquals(0, verify.status(), verify.out());
+        assertTrue(verify.out().contains(": sound (format " + FileHeader.FORMAT_VERSION + ", 1000 entries)"),
+                verify.out());
     }
 
     @Test
