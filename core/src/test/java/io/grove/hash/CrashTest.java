@@ -149,12 +149,22 @@ class CrashTest {
         }
     }
 
-    /** Starts a child on {@code file}, kills it {@code millis} ms after it opened the map, and returns its lines. */
+    /**
+     * Starts a child on {@code file}, kills it {@code millis} ms after its first acknowledged operation (so that the
+     * kill falls among its writes: a child's first operation bootstraps classes and call sites, which took more
+     * than the shortest delay once on a loaded machine, and the child was killed before it wrote anything), and
+     * returns its lines.
+     */
     private Child runAndKill(Path file, boolean cells, long seed, int millis)
             throws IOException, InterruptedException {
         Path output = dir.resolve("child.out");
         Path errors = dir.resolve("child.err");
         Process process = startWriting(file, cells, seed, output, errors);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.readString(output, StandardCharsets.US_ASCII).contains("\na ") && process.isAlive()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
         Thread.sleep(millis);
         process.destroyForcibly();
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
