@@ -379,6 +379,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             return;
         }
         long fresh = newEntry(value, size, scratch);
+        boolean mayMove = budget != null && HashTable.isInline(entry);
+        long version = mayMove ? table.awaitStable(s) : 0; // under the lock: the segment's version, even
         long grown;
         try {
             grown = reserveGrowth(s, entry, fresh, scratch);
@@ -386,8 +388,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.deletePrivate(fresh);
             throw e;
         }
-        if (budget != null && HashTable.isInline(entry)) {
-            entry = table.findLocked(s, scratch); // the reservation's evictions may have shifted it to another cell
+        if (mayMove && !table.isStable(s, version)) {
+            entry = table.findLocked(s, scratch); // the reservation evicted in this segment: its shift may have moved
         }
         table.replace(s, scratch.keyHash(), entry, fresh);
         releaseShrink(s, grown);
