@@ -382,8 +382,12 @@ public final class Pool implements MemoryPool {
      * what it read was the slice's own ({@link #length} is the validated form).
      */
     public int lengthUnchecked(long ref) {
-        long g = Reference.granule(ref);
-        return (int) SliceHeader.lengthOf(SliceHeader.stateAcquire(blocks.block(g), blocks.offsetInBlock(g)));
+        return lengthUnchecked(segment(ref), payloadOffset(ref));
+    }
+
+    /** As {@link #lengthUnchecked(long)} for the slice whose payload is at {@code payloadOffset} of {@code block}. */
+    public int lengthUnchecked(MemorySegment block, long payloadOffset) {
+        return (int) SliceHeader.lengthOf(SliceHeader.stateAcquire(block, payloadOffset - SliceHeader.SIZE));
     }
 
     /**

@@ -59,6 +59,7 @@ final class Cursor {
     private static final int MOVED = -3;
 
     private final Keys keys;
+    private final Pool pool;
     private final ChunkIndex index;
     /** Told of each chunk the cursor read to its end, which it may lay out for scans; null for snapshots'. */
     private final Rebalancer rebalancer;
@@ -87,6 +88,11 @@ final class Cursor {
     private boolean exhausted;
     private long valueRef;
     private int valueLength;
+    /** Where the current entry's key and value payloads lie: {@link Pool#segment}, {@link Pool#payloadOffset}. */
+    private MemorySegment keyBlock;
+    private long keyPayload;
+    private MemorySegment valueBlock;
+    private long valuePayload;
     /** The chunk of the last emitted entry, or {@code null} before the first. */
     private Chunk lastChunk;
     private int lastEntry = Chunk.NONE;
@@ -128,6 +134,7 @@ final class Cursor {
     Cursor(Keys keys, ChunkIndex index, Rebalancer rebalancer, Values<?> values, Closing closing, Snapshot snapshot,
             boolean descending, boolean copyKeys, Key lo, boolean loInclusive, Key hi, boolean hiInclusive) {
         this.keys = keys;
+        this.pool = keys.pool;
         this.index = index;
         this.rebalancer = snapshot == null ? rebalancer : null;
         this.values = values;
@@ -177,15 +184,20 @@ final class Cursor {
                 continue;
             }
             int length;
+            MemorySegment block = null; // where value's payload lies: block, at
+            long at = 0;
             if (snapshot != null) {
                 value = values.versionAt(value, snapshot);
                 int live = value > 0 ? values.pool().liveLength(value) : -1;
                 length = live >= 0 ? live : value == 0 ? Values.ABSENT : Values.GONE;
             } else {
-                length = values.presentLength(value, chunk, next);
+                block = pool.segment(value);
+                at = pool.payloadOffset(value);
+                length = values.presentLength(value, block, at, chunk, next);
                 while (length == Values.REPLACED) { // a committed batch's value, maybe not yet installed
                     value = values.replacementOf(value);
                     length = value > 0 ? values.presentLength(value) : value == 0 ? Values.ABSENT : Values.GONE;
+                    block = null;
                 }
             }
             if (length == Values.GONE) {
@@ -206,8 +218,11 @@ final class Cursor {
                 next = following(true);
                 continue;
             }
+            long keyRef = chunk.keyRef(next);
+            keyBlock = pool.segment(keyRef);
+            keyPayload = pool.payloadOffset(keyRef);
             if (copyKeys) {
-                copyKey(chunk.keyRef(next), chunk.keyLength(next));
+                copyKey(keyBlock, keyPayload, chunk.keyLength(next));
                 if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
                     next = relocate();
                     continue;
@@ -219,6 +234,8 @@ final class Cursor {
             entry = next;
             valueRef = value;
             valueLength = length;
+            valueBlock = block != null ? block : pool.segment(value);
+            valuePayload = block != null ? at : pool.payloadOffset(value);
             lastChunk = chunk;
             lastEntry = next;
             return true;
@@ -435,7 +452,6 @@ final class Cursor {
     private void touch(int e) {
         long keyRef = chunk.keyRef(e);
         long valueRef = chunk.valueRef(e);
-        Pool pool = keys.pool;
         long read = pool.segment(keyRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(keyRef));
         if (valueRef != 0) {
             read ^= pool.segment(valueRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(valueRef));
@@ -477,12 +493,16 @@ final class Cursor {
 
     /** Copies a key into the candidate buffer; {@link #acceptKey} makes it the last key once validated. */
     private void copyKey(long keyRef, int keyLength) {
+        copyKey(pool.segment(keyRef), pool.payloadOffset(keyRef), keyLength);
+    }
+
+    /** As {@link #copyKey(long, int)} for the key whose payload is at {@code payload} of {@code block}. */
+    private void copyKey(MemorySegment block, long payload, int keyLength) {
         if (keyLength > candidateKey.length) {
             candidateKey = new byte[Math.max(keyLength, candidateKey.length * 2)];
             candidateKeySegment = MemorySegment.ofArray(candidateKey);
         }
-        MemorySegment.copy(keys.pool.segment(keyRef), ValueLayout.JAVA_BYTE, keys.pool.payloadOffset(keyRef),
-                candidateKey, 0, keyLength);
+        MemorySegment.copy(block, ValueLayout.JAVA_BYTE, payload, candidateKey, 0, keyLength);
         candidateKeyLength = keyLength;
     }
 
@@ -508,7 +528,7 @@ final class Cursor {
         while (keyRef != 0) {
             copyKey(keyRef, length);
             java.lang.invoke.VarHandle.loadLoadFence();
-            if (keys.pool.isLive(keyRef)) {
+            if (pool.isLive(keyRef)) {
                 return true;
             }
             long moved = Moves.keyNow(chunk, e);
@@ -531,7 +551,7 @@ final class Cursor {
         if (lastKeyLength < 0) {
             long keyRef = keyRef();
             copyKey(keyRef, lastChunk.keyLength(entry));
-            keys.pool.validate(keyRef);
+            pool.validate(keyRef);
             acceptKey();
         }
         return lastKeySegment;
@@ -573,6 +593,26 @@ final class Cursor {
     /** The payload length of {@link #valueRef}'s slice, read when the cursor found it live. */
     int valueLength() {
         return valueLength;
+    }
+
+    /** The segment holding the current entry's key ({@link Pool#segment} of {@link #keyRef}). */
+    MemorySegment keyBlock() {
+        return keyBlock;
+    }
+
+    /** The offset of the current entry's key payload in {@link #keyBlock}. */
+    long keyPayload() {
+        return keyPayload;
+    }
+
+    /** The segment holding {@link #valueRef}'s slice. */
+    MemorySegment valueBlock() {
+        return valueBlock;
+    }
+
+    /** The offset of {@link #valueRef}'s payload in {@link #valueBlock}. */
+    long valuePayload() {
+        return valuePayload;
     }
 
     /** The length of the current entry's key, which is its key slice's payload length. */

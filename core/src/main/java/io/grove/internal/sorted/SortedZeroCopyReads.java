@@ -12,8 +12,11 @@ import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -71,7 +74,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         return new AbstractSet<>() {
             @Override
             public Iterator<Handle> iterator() {
-                return new Scan(false).parts(true);
+                return new Scan().parts(true);
             }
 
             @Override
@@ -91,7 +94,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         return new AbstractCollection<>() {
             @Override
             public Iterator<Handle> iterator() {
-                return new Scan(false).parts(false);
+                return new Scan().parts(false);
             }
 
             @Override
@@ -111,7 +114,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         return new AbstractSet<>() {
             @Override
             public Iterator<Map.Entry<Handle, Handle>> iterator() {
-                return new Scan(false);
+                return new Scan();
             }
 
             @Override
@@ -128,46 +131,100 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
 
     @Override
     public Stream<Handle> keyStream() {
-        return stream(new Scan(true).parts(true));
+        PairStream<Handle> pairs = new PairStream<>();
+        return StreamSupport.stream(pairs.of(pairs.key), false);
     }
 
     @Override
     public Stream<Handle> valueStream() {
-        return stream(new Scan(true).parts(false));
+        PairStream<Handle> pairs = new PairStream<>();
+        return StreamSupport.stream(pairs.of(pairs.value), false);
     }
 
     @Override
     public Stream<Map.Entry<Handle, Handle>> entryStream() {
-        return stream(new Scan(true));
+        PairStream<Map.Entry<Handle, Handle>> pairs = new PairStream<>();
+        return StreamSupport.stream(pairs.of(new ReusedEntry().set(pairs.key, pairs.value)), false);
     }
 
-    private static <T> Stream<T> stream(Iterator<T> reusing) {
-        return StreamSupport.stream(ScanSpliterator.reusing(reusing, Spliterator.ORDERED), false);
+    /** A handle for keys or values: a snapshot's reads under its lease, a map's value handle under its stamp. */
+    private SliceHandle newHandle(boolean forKeys) {
+        return snapshot != null ? new SliceHandle(map.pool, snapshot)
+                : forKeys ? new SliceHandle(map.pool) : new SliceHandle(map.pool, map.values);
     }
 
     /**
-     * Key and value handles of each entry in view order; with {@code reuse}, one entry object and two handles for
-     * all. An entry removed between the cursor and the handles is skipped, as a weakly consistent scan may; a
-     * snapshot's entries are never removed under it (its slices stay while it is open).
+     * A zero-copy stream: one element (the entry, or its key or value handle) whose two handles are pointed at pair
+     * after pair in view order. The cursor has just found the value live and read its length, and the key's length
+     * is in its entry: the handles are pointed without reading the headers again; a value replaced or removed since
+     * fails their reads, as it would a moment after pointing. Outside a snapshot the handles are told the entry they
+     * read ({@link EntryOrigin}), which validates their reads and follows their pair when a rebalance moves it.
+     *
+     * <p>Of unknown size, {@link #CONCURRENT}, {@link #NONNULL} and {@link #ORDERED}; not {@link #DISTINCT} (the
+     * elements are one object) and never split, for the reasons {@link ScanSpliterator#reusing} gives.
+     */
+    private final class PairStream<T> extends Spliterators.AbstractSpliterator<T> {
+        private final Cursor cursor = view.cursor(false, false); // reused handles: no key bytes to keep
+        final SliceHandle key = newReusedHandle(true);
+        final SliceHandle value = newReusedHandle(false);
+        private T element;
+
+        PairStream() {
+            super(Long.MAX_VALUE, CONCURRENT | NONNULL | ORDERED);
+        }
+
+        /** This stream, handing out {@code element}. */
+        PairStream<T> of(T element) {
+            this.element = element;
+            return this;
+        }
+
+        @Override
+        public boolean tryAdvance(Consumer<? super T> action) {
+            Objects.requireNonNull(action, "action");
+            map.checkOpen();
+            if (!cursor.advance()) {
+                return false;
+            }
+            Chunk chunk = cursor.entryChunk();
+            int entry = cursor.entryIndex();
+            key.pointAtNext(cursor.keyRef(), cursor.keyBlock(), cursor.keyPayload(), cursor.keySliceLength(), 0,
+                    SliceHandle.NO_STAMP, chunk, entry);
+            value.pointAtNext(cursor.valueRef(), cursor.valueBlock(), cursor.valuePayload(), cursor.valueLength(),
+                    map.values.headerSize, snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP, chunk, entry);
+            action.accept(element);
+            return true;
+        }
+
+        @Override
+        public Spliterator<T> trySplit() {
+            return null;
+        }
+
+        /**
+         * A reused handle for keys or values: as {@link #newHandle}, and outside a snapshot one told the entry it
+         * reads.
+         */
+        private SliceHandle newReusedHandle(boolean forKeys) {
+            if (snapshot != null) {
+                return newHandle(forKeys);
+            }
+            return forKeys ? new SliceHandle(map.pool, null, EntryOrigin.KEY)
+                    : new SliceHandle(map.pool, map.values, EntryOrigin.VALUE);
+        }
+    }
+
+    /**
+     * Key and value handles of each entry in view order, new ones for each. An entry removed between the cursor and
+     * the handles is skipped, as a weakly consistent scan may; a snapshot's entries are never removed under it (its
+     * slices stay while it is open).
      */
     private final class Scan implements Iterator<Map.Entry<Handle, Handle>> {
-        private final Cursor cursor;
-        private final boolean reuse;
-        private final SliceHandle reusedKey;
-        private final SliceHandle reusedValue;
-        private final ReusedEntry reusedEntry;
+        private final Cursor cursor = view.cursor(false, true);
         private SliceHandle aheadKey;
         private SliceHandle aheadValue;
         private Key aheadKeyBytes;
         private Key lastKey;
-
-        Scan(boolean reuse) {
-            this.cursor = view.cursor(false, !reuse); // reused handles: no key bytes to keep
-            this.reuse = reuse;
-            this.reusedKey = reuse ? newReusedHandle(true) : null;
-            this.reusedValue = reuse ? newReusedHandle(false) : null;
-            this.reusedEntry = reuse ? new ReusedEntry() : null;
-        }
 
         @Override
         public boolean hasNext() {
@@ -176,18 +233,10 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                 if (!cursor.advance()) {
                     return false;
                 }
-                SliceHandle key = reuse ? reusedKey : newHandle(true);
-                SliceHandle value = reuse ? reusedValue : newHandle(false);
+                SliceHandle key = newHandle(true);
+                SliceHandle value = newHandle(false);
                 try {
-                    if (reuse) {
-                        // The cursor has just found the value live and read its length, and the key's length is in
-                        // its entry: point without reading the headers again. A value replaced or removed since
-                        // fails the reads, as it would a moment after pointing.
-                        key.pointAtLive(cursor.keyRef(), cursor.keySliceLength(), 0, -1, SliceHandle.NO_STAMP)
-                                .from(cursor.entryChunk(), cursor.entryIndex());
-                        value.pointAtLive(cursor.valueRef(), cursor.valueLength(), map.values.headerSize, -1,
-                                valueStamp()).from(cursor.entryChunk(), cursor.entryIndex());
-                    } else if (snapshot != null) {
+                    if (snapshot != null) {
                         key.pointAt(cursor.keyRef());
                         value.pointAt(cursor.valueRef(), map.values.headerSize, -1, SliceHandle.NO_STAMP);
                     } else {
@@ -216,7 +265,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                 }
                 aheadKey = key;
                 aheadValue = value;
-                aheadKeyBytes = reuse ? null : Key.copyOf(cursor.keySegment(), 0, cursor.keyLength());
+                aheadKeyBytes = Key.copyOf(cursor.keySegment(), 0, cursor.keyLength());
             }
             return true;
         }
@@ -226,8 +275,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            Map.Entry<Handle, Handle> result = reuse ? reusedEntry.set(aheadKey, aheadValue)
-                    : new java.util.AbstractMap.SimpleImmutableEntry<>(aheadKey, aheadValue);
+            Map.Entry<Handle, Handle> result = new java.util.AbstractMap.SimpleImmutableEntry<>(aheadKey, aheadValue);
             lastKey = aheadKeyBytes;
             aheadKey = null;
             aheadValue = null;
@@ -244,28 +292,6 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             }
             map.update(map.readKey(lastKey.segment(), lastKey.length()), Update.REMOVE, null, null, null);
             lastKey = null;
-        }
-
-        /**
-         * A stream's reused handle for keys or values: as {@link #newHandle}, and outside a snapshot one told the entry
-         * it reads ({@link EntryOrigin}), which validates its reads and follows its pair when a rebalance moves it.
-         */
-        private SliceHandle newReusedHandle(boolean forKeys) {
-            if (snapshot != null) {
-                return newHandle(forKeys);
-            }
-            return forKeys ? new SliceHandle(map.pool, null, EntryOrigin.KEY)
-                    : new SliceHandle(map.pool, map.values, EntryOrigin.VALUE);
-        }
-
-        /** A handle for keys or values: a snapshot's reads under its lease, a map's value handle under its stamp. */
-        private SliceHandle newHandle(boolean forKeys) {
-            return snapshot != null ? new SliceHandle(map.pool, snapshot)
-                    : forKeys ? new SliceHandle(map.pool) : new SliceHandle(map.pool, map.values);
-        }
-
-        private int valueStamp() {
-            return snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP;
         }
 
         /** Points {@code handle} at value {@code ref}'s bytes; {@code false} if that value is gone. */

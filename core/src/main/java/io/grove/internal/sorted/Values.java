@@ -194,9 +194,12 @@ final class Values<V> implements SliceHandle.WriterCheck {
         return status;
     }
 
-    /** The payload length of value {@code ref}'s slice, read live as entry {@code e} of {@code c} says; else -1. */
-    private int liveLengthIn(Chunk c, int e, long ref) {
-        int length = pool.lengthUnchecked(ref);
+    /**
+     * The payload length of value {@code ref}'s slice, whose payload is at {@code at} of {@code block}, read live as
+     * entry {@code e} of {@code c} says; else -1.
+     */
+    private int liveLengthIn(Chunk c, int e, long ref, MemorySegment block, long at) {
+        int length = pool.lengthUnchecked(block, at);
         VarHandle.loadLoadFence();
         return EntryOrigin.VALUE.holds(c, e, ref) ? length : pool.liveLength(ref);
     }
@@ -234,22 +237,21 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * replacement already, and this read, which may follow that open, must not report the value.
      */
     int presentLength(long ref) {
-        return presentLength(ref, null, Chunk.NONE);
+        return presentLength(ref, pool.segment(ref), pool.payloadOffset(ref), null, Chunk.NONE);
     }
 
     /**
-     * As {@link #presentLength(long)} for the value {@code ref} that entry {@code e} of chunk {@code c} held: the entry
+     * As {@link #presentLength(long)} for the value {@code ref}, whose payload is at {@code at} of {@code block}
+     * ({@link Pool#segment}, {@link Pool#payloadOffset}), that entry {@code e} of chunk {@code c} held: the entry
      * vouches for the slice after its headers were read ({@link EntryOrigin}), which spares the reading of the slice's
      * own liveness unless the entry changed or the chunk was replaced meanwhile.
      */
-    int presentLength(long ref, Chunk c, int e) {
-        MemorySegment block = pool.segment(ref);
-        long at = pool.payloadOffset(ref);
+    int presentLength(long ref, MemorySegment block, long at, Chunk c, int e) {
         long header;
         int length;
         for (int attempt = 0; ; attempt++) {
             header = ValueHeader.headerAcquire(block, at);
-            length = c == null ? pool.liveLength(ref) : liveLengthIn(c, e, ref);
+            length = c == null ? pool.liveLength(ref) : liveLengthIn(c, e, ref, block, at);
             if (ValueHeader.isDeleted(header) || length < 0) {
                 closing.check();
                 return GONE;

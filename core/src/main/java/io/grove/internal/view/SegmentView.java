@@ -134,6 +134,23 @@ public final class SegmentView implements ResizableView {
     }
 
     /**
+     * As {@link #open(MemorySegment, long, int, boolean)} read-only, on a view that may be open already: for a view
+     * that an object keeps open on one region after another (a handle's), which saves the close and, when the view is
+     * open read-only on the same segment, storing what did not change.
+     */
+    @SuppressWarnings("MemorySegmentReferenceEquality") // the same segment object, not equal regions, is what is kept
+    public SegmentView reopenReadOnly(MemorySegment segment, long offset, int size) {
+        if (this.segment != segment || writable || resizer != null || watched) {
+            close();
+            return open(segment, offset, size, false);
+        }
+        Objects.checkFromIndexSize(offset, size, segment.byteSize());
+        this.base = offset;
+        this.size = size;
+        return this;
+    }
+
+    /**
      * As {@link #open(MemorySegment, long, int, boolean, Resizer)} for writing, and every write first saves the
      * bytes it overwrites in {@code journal} (which this starts), so that {@link UndoJournal#undo} can restore them.
      * A {@link #resize} moves the view to a private slice that is not journaled: undoing then restores the bytes

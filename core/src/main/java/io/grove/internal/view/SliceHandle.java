@@ -45,15 +45,18 @@ import java.util.function.Function;
  * own (a change moves the stamp, so a read that overlapped it started over and then found the new identity).
  *
  * <p><b>Origin.</b> A handle made with an {@link Origin} records where the map found its slice (a place and an
- * index, {@link #from}: an ordered map's chunk and entry). Step (4) first asks the origin whether the place still
- * holds the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not
- * replaced, as no slice is deleted before it leaves its entry or its chunk is replaced); only if it cannot say so is
- * the slice's header read. This spares a scan's reads the header of every slice they read (the origin is on the
- * heap, in lines the scan has just read). A handle with an origin must be read by one thread at a time (maps give
- * one only to a stream's reused elements, which {@link #pointAt} re-points anyway), so it also keeps the stamp its
- * last read found unchanged after it, and the next read starts from it instead of reading the stamp again (step
- * (1)): that stamp was read before the next read's bytes, so equal stamps around them still mean that no write
- * overlapped them; a stamp that moved sends the read back to (1).
+ * index, {@link #from}: an ordered map's chunk and entry). Step (4) first asks the origin whether the place still holds
+ * the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not replaced,
+ * as no slice is deleted before it leaves its entry or its chunk is replaced); only if it cannot say so is the slice's
+ * header read. This spares a scan's reads the header of every slice they read (the origin is on the heap, in lines the
+ * scan has just read). A handle with an origin must be read by one thread at a time (maps give one only to a stream's
+ * reused elements, which {@link #pointAt} re-points anyway), so it also keeps the stamp its last read found unchanged
+ * after it, and the next read starts from it instead of reading the stamp again (step (1)): that stamp was read before
+ * the next read's bytes, so equal stamps around them still mean that no write overlapped them; a stamp that moved sends
+ * the read back to (1). Its getters try a <i>quick read</i> first, which the compiler inlines into the caller: (1) the
+ * confirmed stamp, else the stamp read now if no writer holds it; (2) the bytes; (3) the stamp unchanged and (4) the
+ * origin vouching; if any of these fails, the read is made again under the whole protocol, out of line. It proves what
+ * the whole protocol proves, by the same steps.
  *
  * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
  * key order), deleting the old one. When a read of a handle with an origin finds the slice gone (the stamp's removed
@@ -255,10 +258,7 @@ public final class SliceHandle implements Handle {
         }
         MemorySegment segment = pool.segment(ref);
         long payload = pool.payloadOffset(ref);
-        if (view.isOpen()) {
-            view.close();
-        }
-        view.open(segment, payload + start, size, false);
+        view.reopenReadOnly(segment, payload + start, size);
         this.ref = ref;
         this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
         this.start = start;
@@ -267,6 +267,31 @@ public final class SliceHandle implements Handle {
         this.identityAt = -1;
         this.sliceLength = sliceLength;
         this.place = null;
+        this.confirmedStamp = UNCONFIRMED;
+        return this;
+    }
+
+    /**
+     * As {@link #pointAtLive pointAtLive(ref, sliceLength, start, -1, stampOffset)}{@code .from(place, index)} for a
+     * caller that knows where the slice's payload lies ({@code payload} of {@code segment}: {@link Pool#segment},
+     * {@link Pool#payloadOffset}): a stream's pointing of its reused handles, pair after pair, in fewer steps.
+     */
+    public SliceHandle pointAtNext(long ref, MemorySegment segment, long payload, int sliceLength, int start,
+            int stampOffset, Object place, int index) {
+        if (start < 0 || sliceLength < start || (stampOffset != NO_STAMP && (stampOffset < 0
+                || sliceLength - Long.BYTES < stampOffset || (stampOffset & (Long.BYTES - 1)) != 0))) {
+            return pointAtLive(ref, sliceLength, start, -1, stampOffset).from(place, index); // throws
+        }
+        view.reopenReadOnly(segment, payload + start, sliceLength - start);
+        this.ref = ref;
+        this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
+        this.start = start;
+        this.length = -1;
+        this.stampOffset = stampOffset;
+        this.identityAt = -1;
+        this.sliceLength = sliceLength;
+        this.place = place;
+        this.index = index;
         this.confirmedStamp = UNCONFIRMED;
         return this;
     }
@@ -404,6 +429,45 @@ public final class SliceHandle implements Handle {
         throw Pool.stale(ref);
     }
 
+    /**
+     * Step (1) of the quick read of a handle with an origin ({@link #vouchedSince}): the stamp the last read confirmed,
+     * else the stamp read now if no writer holds it; 0 without a stamp; {@link #UNCONFIRMED} if the read must follow
+     * the whole protocol ({@link #readBits}).
+     */
+    private long quickStamp() {
+        if (origin == null || place == null) {
+            return UNCONFIRMED;
+        }
+        if (stampAt < 0) {
+            return 0;
+        }
+        long stamp = confirmedStamp;
+        if (stamp == UNCONFIRMED) {
+            stamp = SliceStamp.acquire(view.segment(), stampAt);
+            if (SliceStamp.isWriting(stamp) || SliceStamp.isRemoved(stamp)) {
+                return UNCONFIRMED;
+            }
+        }
+        return stamp;
+    }
+
+    /**
+     * Steps (3) and (4) of a quick read, which started from {@code stamp} ({@link #quickStamp}): whether the stamp is
+     * unchanged and the origin vouches for the slice. {@code false} proves nothing: the read is made again under the
+     * whole protocol. A handle with an origin has no lease; one with an identity always takes the whole protocol.
+     */
+    private boolean vouchedSince(long stamp) {
+        if (identityAt >= 0 || (stampAt >= 0 && !SliceStamp.unchanged(view.segment(), stampAt, stamp))) {
+            return false;
+        }
+        VarHandle.loadLoadFence();
+        if (!origin.holds(place, index, ref)) {
+            return false;
+        }
+        confirmedStamp = stamp;
+        return true;
+    }
+
     /** Reads the {@code width}-byte value at {@code index} (1, 2, 4 or 8 bytes, big-endian) under the protocol. */
     private long readBits(int index, int width) {
         while (true) {
@@ -457,39 +521,77 @@ public final class SliceHandle implements Handle {
         return view.size();
     }
 
+    // Each getter first tries the quick read of a handle with an origin (a stream's reused handles, read pair after
+    // pair): a few lines that the compiler inlines into the caller, the whole protocol kept out of line.
+
     @Override
     public byte getByte(int index) {
+        long stamp = quickStamp();
+        if (stamp != UNCONFIRMED) {
+            byte b = view.getByte(index);
+            if (vouchedSince(stamp)) {
+                return b;
+            }
+        }
         return (byte) readBits(index, Byte.BYTES);
     }
 
     @Override
     public short getShort(int index) {
+        long stamp = quickStamp();
+        if (stamp != UNCONFIRMED) {
+            short s = view.getShort(index);
+            if (vouchedSince(stamp)) {
+                return s;
+            }
+        }
         return (short) readBits(index, Short.BYTES);
     }
 
     @Override
     public char getChar(int index) {
+        long stamp = quickStamp();
+        if (stamp != UNCONFIRMED) {
+            char c = view.getChar(index);
+            if (vouchedSince(stamp)) {
+                return c;
+            }
+        }
         return (char) readBits(index, Character.BYTES);
     }
 
     @Override
     public int getInt(int index) {
+        long stamp = quickStamp();
+        if (stamp != UNCONFIRMED) {
+            int i = view.getInt(index);
+            if (vouchedSince(stamp)) {
+                return i;
+            }
+        }
         return (int) readBits(index, Integer.BYTES);
     }
 
     @Override
     public long getLong(int index) {
+        long stamp = quickStamp();
+        if (stamp != UNCONFIRMED) {
+            long l = view.getLong(index);
+            if (vouchedSince(stamp)) {
+                return l;
+            }
+        }
         return readBits(index, Long.BYTES);
     }
 
     @Override
     public float getFloat(int index) {
-        return Float.intBitsToFloat((int) readBits(index, Float.BYTES));
+        return Float.intBitsToFloat(getInt(index));
     }
 
     @Override
     public double getDouble(int index) {
-        return Double.longBitsToDouble(readBits(index, Double.BYTES));
+        return Double.longBitsToDouble(getLong(index));
     }
 
     @Override

@@ -20,16 +20,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The reused handles of zero-copy entry streams while writers replace values, remove keys, put them back and update
- * values in place, in chunks of 64 that rebalances keep replacing, so that the slices a stream's handles point to
- * are deleted and reused under them. A stream's handles validate their reads against the entry they were pointed
- * from and remember the last stamp they confirmed ({@code SliceHandle.Origin}): this test checks that neither lets a
- * read return another entry's bytes or a torn value. Each value is 24 bytes: its key, a counter and the counter's
- * complement, written in place in two steps. Scanners read streams from random keys, ascending and descending,
- * pausing now and then between taking an element and reading it and between two reads of one value. Checked: every
- * read either throws {@link ConcurrentModificationException} or returns the entry's own bytes (a value holding its
- * own key, a counter with its complement), keys come out in order without repeats; the run must have made reads fail
- * (slices went under handles) and read most elements whole. Runs on a default map and on one that lays out its pairs
- * for scans.
+ * values in place, in chunks of 64 that rebalances keep replacing, so that the slices a stream's handles point to are
+ * deleted and reused under them. A stream's handles validate their reads against the entry they were pointed from and
+ * remember the last stamp they confirmed ({@code SliceHandle.Origin}): this test checks that neither lets a read return
+ * another entry's bytes or a torn value. Each value is 24 bytes: its key, a counter and the counter's complement,
+ * written in place in two steps; other in-place writes put a key no value holds and are undone. Scanners read streams
+ * from random keys, ascending and descending, pausing now and then between taking an element and reading it and between
+ * two reads of one value. Checked: every read either throws {@link ConcurrentModificationException} or returns the
+ * entry's own bytes (a value holding its own key, a counter with its complement), keys come out in order without
+ * repeats; the run must have made reads fail (slices went under handles) and read most elements whole. Runs on a
+ * default map and on one that lays out its pairs for scans.
  */
 class StreamHandleStressTest {
     private static final int KEYS = 2_000;
@@ -74,10 +74,11 @@ class StreamHandleStressTest {
                 SplittableRandom random = new SplittableRandom(100 + index);
                 for (long n = 0; n < WRITES / writers && run.proceed(n); n++) {
                     long k = random.nextLong(KEYS);
-                    switch (random.nextInt(4)) {
+                    switch (random.nextInt(5)) {
                         case 0 -> map.zc().put(k, value(k, random.nextLong()));
                         case 1 -> map.zc().remove(k);
                         case 2 -> map.zc().putIfAbsent(k, value(k, random.nextLong()));
+                        case 3 -> writeAndUndo(map, k);
                         default -> map.zc().computeIfPresent(k, v -> {
                             long count = v.getLong(8) + 1;
                             v.putLong(8, count);
@@ -95,6 +96,31 @@ class StreamHandleStressTest {
             assertTrue(whole.get() > failed.get(), "most elements should be read whole: " + whole.get() + " read, "
                     + failed.get() + " failed");
         }
+    }
+
+    /**
+     * An in-place update whose function writes a key no value ever holds and then fails, so that the map undoes the
+     * write: a read that returned those bytes would have read a state that never was.
+     */
+    private static void writeAndUndo(GroveSortedMap<Long, byte[]> map, long k) {
+        try {
+            map.zc().computeIfPresent(k, v -> {
+                v.putLong(0, UNDONE);
+                for (int spin = 0; spin < 1_000; spin++) {
+                    Thread.onSpinWait();
+                }
+                throw new Undone();
+            });
+        } catch (Undone expected) {
+            // the write was undone
+        }
+    }
+
+    private static final long UNDONE = -1;
+
+    /** What the function of {@link #writeAndUndo} throws. */
+    private static final class Undone extends RuntimeException {
+        private static final long serialVersionUID = 1L;
     }
 
     private static byte[] value(long key, long count) {
@@ -120,7 +146,8 @@ class StreamHandleStressTest {
                         + previous);
                 last = k;
                 assertEquals(k, e.getValue().getLong(0), "a value holding another key");
-                pause(random); // the next read starts from the stamp the first one confirmed
+                pause(random); // the next reads start from the stamp the first one confirmed
+                assertEquals(k, e.getValue().getLong(0), "a second read of key " + k + "'s first word got another key");
                 long[] read = e.getValue().read(v -> new long[] {v.getLong(0), v.getLong(8), v.getLong(16)});
                 assertEquals(k, read[0], "a second read of key " + k + "'s value got another key");
                 assertEquals(read[1], ~read[2], "a torn value of key " + k);
