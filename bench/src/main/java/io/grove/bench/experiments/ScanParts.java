@@ -10,8 +10,10 @@ import java.util.Map;
  * Where the CPU time of an ordered scan goes when nothing misses the cache: 2,000 pairs of 100-byte keys and
  * 16-byte values (about 300 KB, inside L2) scanned whole, 2,000 times per figure, five rounds, each figure in ns
  * per pair. {@code cursor}: the cursor alone ({@code tailMap(k).size()}, which counts entries with values);
- * {@code iter+key}: the zero-copy stream's iterator, reading one byte of each key through its handle;
- * {@code iter+key+value}: also a word of each value; {@code stream}: the same through {@code mapToLong().sum()}.
+ * {@code iter}: the zero-copy stream's iterator, reading nothing; {@code iter+key}: reading one byte of each key
+ * through its handle; {@code iter+key+value}: also a word of each value; {@code stream}: the same through
+ * {@code mapToLong().sum()}; {@code forEach}: a key byte and two value words through {@code limit().forEach()}, as the
+ * benchmark's stream scans read.
  * Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanParts}.
  */
 public final class ScanParts {
@@ -41,6 +43,15 @@ public final class ScanParts {
                 for (int r = 0; r < SCANS; r++) {
                     for (Iterator<Map.Entry<Handle, Handle>> it = map.zc().tailMap(from, true).entryStream()
                             .iterator(); it.hasNext(); ) {
+                        if (it.next() == null) {
+                            sink++;
+                        }
+                    }
+                }
+                long tIter = System.nanoTime();
+                for (int r = 0; r < SCANS; r++) {
+                    for (Iterator<Map.Entry<Handle, Handle>> it = map.zc().tailMap(from, true).entryStream()
+                            .iterator(); it.hasNext(); ) {
                         sink += it.next().getKey().getByte(3);
                     }
                 }
@@ -58,8 +69,15 @@ public final class ScanParts {
                             .mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)).sum();
                 }
                 long t4 = System.nanoTime();
-                System.out.printf("cursor %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f ns per pair (%d)%n",
-                        (t1 - t0) / pairs, (t2 - t1) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, sink);
+                long[] sum = new long[1];
+                for (int r = 0; r < SCANS; r++) {
+                    map.zc().tailMap(from, true).entryStream().limit(PAIRS).forEach(e -> sum[0] +=
+                            e.getKey().getByte(3) + e.getValue().getLong(0) + e.getValue().getLong(8));
+                }
+                long t5 = System.nanoTime();
+                System.out.printf("cursor %.1f  iter %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f  forEach %.1f"
+                        + " ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs, (t2 - tIter) / pairs,
+                        (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs, sink + sum[0]);
             }
         }
     }

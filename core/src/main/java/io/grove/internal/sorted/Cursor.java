@@ -39,16 +39,16 @@ import java.lang.foreign.ValueLayout;
  * end ({@link Rebalancer#scanned}), which may rebuild that chunk with its pairs moved into key order; the cursor has
  * left it by then, and the handles of its last element follow the pair ({@link Moves}).
  *
- * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and
- * value before looking at the next waits for each cache miss in turn. The cursor therefore reads the list
- * {@value #AHEAD} entries at a time (ascending: the next entries into {@link #queue}; descending: up to
- * {@value #AHEAD} prefix segments at once onto the stack) and touches each queued entry's key and value slice
- * ({@link #touch}), so their misses overlap; except, descending, the pairs a laid-out chunk holds in key order
- * ({@link Chunk#laidOutInOrder}): there a descending scan reads memory backwards in one stream, and touching them
- * made it slower (measured: 1.2-1.8x faster without, docs/experiments/ordered-scans.md section 11), while the
- * ascending read-ahead gains from its touches in the same chunks. Reading links ahead is as safe as reading them
- * one by one: entries are never unlinked from a chunk, so an entry seen in the list stays there, in order; an entry
- * linked behind the read position meanwhile is missed, as it could be by a scan that had already passed it.
+ * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and value
+ * before looking at the next waits for each cache miss in turn. The cursor therefore reads the list {@value #AHEAD}
+ * entries at a time (ascending: the next entries into {@link #queue}; descending: up to {@value #AHEAD} prefix
+ * segments at once onto the stack) and touches each queued entry's key and value slice ({@link #touch}), so their
+ * misses overlap; except the pairs a laid-out chunk holds in key order ({@link Chunk#laidOutInOrder}): there a scan
+ * reads memory in one stream, forwards or backwards, and touching them made it slower (measured: descending 1.2-1.8x
+ * faster without, docs/experiments/ordered-scans.md section 11; ascending 1.08-1.13x once the rest of the per-pair work
+ * was cut, section 12). Reading links ahead is as safe as reading them one by one: entries are never unlinked from a
+ * chunk, so an entry seen in the list stays there, in order; an entry linked behind the read position meanwhile is
+ * missed, as it could be by a scan that had already passed it.
  */
 final class Cursor {
     /** How many entries (ascending) or prefix segments (descending) the cursor reads ahead. */
@@ -352,7 +352,9 @@ final class Cursor {
                     break;
                 }
                 queue[queueSize++] = e;
-                touch(e);
+                if (!chunk.laidOutInOrder(e)) {
+                    touch(e);
+                }
                 if (queueSize == AHEAD) {
                     break;
                 }
