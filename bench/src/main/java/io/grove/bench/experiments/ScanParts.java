@@ -75,9 +75,9 @@ public final class ScanParts {
                             e.getKey().getByte(3) + e.getValue().getLong(0) + e.getValue().getLong(8));
                 }
                 long t5 = System.nanoTime();
-                System.out.printf("cursor %.1f  iter %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f  forEach %.1f"
-                        + " ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs, (t2 - tIter) / pairs,
-                        (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs, sink + sum[0]);
+                System.out.printf("cursor %.1f  iter %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f"
+                        + "  forEach %.1f ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs,
+                        (t2 - tIter) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs, sink + sum[0]);
             }
         }
     }
