@@ -88,9 +88,7 @@ final class Cursor {
     private boolean exhausted;
     private long valueRef;
     private int valueLength;
-    /** Where the current entry's key and value payloads lie: {@link Pool#segment}, {@link Pool#payloadOffset}. */
-    private MemorySegment keyBlock;
-    private long keyPayload;
+    /** Where {@link #valueRef}'s payload lies: {@link Pool#segment}, {@link Pool#payloadOffset}. */
     private MemorySegment valueBlock;
     private long valuePayload;
     /** The chunk of the last emitted entry, or {@code null} before the first. */
@@ -218,11 +216,8 @@ final class Cursor {
                 next = following(true);
                 continue;
             }
-            long keyRef = chunk.keyRef(next);
-            keyBlock = pool.segment(keyRef);
-            keyPayload = pool.payloadOffset(keyRef);
             if (copyKeys) {
-                copyKey(keyBlock, keyPayload, chunk.keyLength(next));
+                copyKey(chunk.keyRef(next), chunk.keyLength(next));
                 if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
                     next = relocate();
                     continue;
@@ -495,16 +490,12 @@ final class Cursor {
 
     /** Copies a key into the candidate buffer; {@link #acceptKey} makes it the last key once validated. */
     private void copyKey(long keyRef, int keyLength) {
-        copyKey(pool.segment(keyRef), pool.payloadOffset(keyRef), keyLength);
-    }
-
-    /** As {@link #copyKey(long, int)} for the key whose payload is at {@code payload} of {@code block}. */
-    private void copyKey(MemorySegment block, long payload, int keyLength) {
         if (keyLength > candidateKey.length) {
             candidateKey = new byte[Math.max(keyLength, candidateKey.length * 2)];
             candidateKeySegment = MemorySegment.ofArray(candidateKey);
         }
-        MemorySegment.copy(block, ValueLayout.JAVA_BYTE, payload, candidateKey, 0, keyLength);
+        MemorySegment.copy(pool.segment(keyRef), ValueLayout.JAVA_BYTE, pool.payloadOffset(keyRef), candidateKey, 0,
+                keyLength);
         candidateKeyLength = keyLength;
     }
 
@@ -597,17 +588,7 @@ final class Cursor {
         return valueLength;
     }
 
-    /** The segment holding the current entry's key ({@link Pool#segment} of {@link #keyRef}). */
-    MemorySegment keyBlock() {
-        return keyBlock;
-    }
-
-    /** The offset of the current entry's key payload in {@link #keyBlock}. */
-    long keyPayload() {
-        return keyPayload;
-    }
-
-    /** The segment holding {@link #valueRef}'s slice. */
+    /** The segment holding {@link #valueRef}'s slice (found with its presence, so a stream need not find it again). */
     MemorySegment valueBlock() {
         return valueBlock;
     }

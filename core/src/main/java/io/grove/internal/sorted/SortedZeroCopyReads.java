@@ -188,8 +188,9 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             }
             Chunk chunk = cursor.entryChunk();
             int entry = cursor.entryIndex();
-            key.pointAtNext(cursor.keyRef(), cursor.keyBlock(), cursor.keyPayload(), cursor.keySliceLength(), 0,
-                    SliceHandle.NO_STAMP, chunk, entry);
+            long keyRef = cursor.keyRef();
+            key.pointAtNext(keyRef, map.pool.segment(keyRef), map.pool.payloadOffset(keyRef), cursor.keySliceLength(),
+                    0, SliceHandle.NO_STAMP, chunk, entry);
             value.pointAtNext(cursor.valueRef(), cursor.valueBlock(), cursor.valuePayload(), cursor.valueLength(),
                     map.values.headerSize, snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP, chunk, entry);
             action.accept(element);

@@ -239,15 +239,26 @@ public final class SliceHandle implements Handle {
      *     8-byte aligned
      */
     public SliceHandle pointAt(long ref, int start, int length, int stampOffset) {
-        return pointAtLive(ref, pool.length(ref), start, length, stampOffset);
+        int sliceLength = pool.length(ref);
+        return point(ref, pool.segment(ref), pool.payloadOffset(ref), sliceLength, start, length, stampOffset, null,
+                0);
     }
 
     /**
-     * As {@link #pointAt(long, int, int, int)} for a caller that has just read the slice's payload length
-     * {@code sliceLength} from its live header ({@link Pool#liveLength}), which saves reading it again: for scans
-     * that point reused handles at entry after entry. The slice may have been deleted since; reads then fail.
+     * As {@link #pointAt(long, int, int, int) pointAt(ref, start, -1, stampOffset)}{@code .from(place, index)} for a
+     * caller that has just read the slice's payload length {@code sliceLength} from its live header and knows where
+     * the payload lies ({@code payload} of {@code segment}: {@link Pool#segment}, {@link Pool#payloadOffset}), which
+     * saves finding them again: a stream's pointing of its reused handles, pair after pair. The slice may have been
+     * deleted since; reads then fail.
      */
-    public SliceHandle pointAtLive(long ref, int sliceLength, int start, int length, int stampOffset) {
+    public SliceHandle pointAtNext(long ref, MemorySegment segment, long payload, int sliceLength, int start,
+            int stampOffset, Object place, int index) {
+        return point(ref, segment, payload, sliceLength, start, -1, stampOffset, place, index);
+    }
+
+    /** Points this handle (see {@link #pointAt(long, int, int, int)}) at a slice found where its caller says. */
+    private SliceHandle point(long ref, MemorySegment segment, long payload, int sliceLength, int start, int length,
+            int stampOffset, Object place, int index) {
         int size = length < 0 ? sliceLength - start : length;
         Objects.checkFromIndexSize(start, size, sliceLength);
         if (stampOffset != NO_STAMP) {
@@ -256,37 +267,11 @@ public final class SliceHandle implements Handle {
                 throw new IndexOutOfBoundsException("a stamp must be 8-byte aligned, was at " + stampOffset);
             }
         }
-        MemorySegment segment = pool.segment(ref);
-        long payload = pool.payloadOffset(ref);
         view.reopenReadOnly(segment, payload + start, size);
         this.ref = ref;
         this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
         this.start = start;
         this.length = length;
-        this.stampOffset = stampOffset;
-        this.identityAt = -1;
-        this.sliceLength = sliceLength;
-        this.place = null;
-        this.confirmedStamp = UNCONFIRMED;
-        return this;
-    }
-
-    /**
-     * As {@link #pointAtLive pointAtLive(ref, sliceLength, start, -1, stampOffset)}{@code .from(place, index)} for a
-     * caller that knows where the slice's payload lies ({@code payload} of {@code segment}: {@link Pool#segment},
-     * {@link Pool#payloadOffset}): a stream's pointing of its reused handles, pair after pair, in fewer steps.
-     */
-    public SliceHandle pointAtNext(long ref, MemorySegment segment, long payload, int sliceLength, int start,
-            int stampOffset, Object place, int index) {
-        if (start < 0 || sliceLength < start || (stampOffset != NO_STAMP && (stampOffset < 0
-                || sliceLength - Long.BYTES < stampOffset || (stampOffset & (Long.BYTES - 1)) != 0))) {
-            return pointAtLive(ref, sliceLength, start, -1, stampOffset).from(place, index); // throws
-        }
-        view.reopenReadOnly(segment, payload + start, sliceLength - start);
-        this.ref = ref;
-        this.stampAt = stampOffset == NO_STAMP ? -1 : payload + stampOffset;
-        this.start = start;
-        this.length = -1;
         this.stampOffset = stampOffset;
         this.identityAt = -1;
         this.sliceLength = sliceLength;
