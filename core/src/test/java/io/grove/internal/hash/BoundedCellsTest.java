@@ -40,9 +40,7 @@ class BoundedCellsTest {
             assertArrayEquals(larger, map.get(b));
             assertNull(map.get(a));
             assertEquals(List.of(a), evicted);
-            assertEquals(1, map.size());
-            assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems());
-            map.close();
+            assertOnlyEntryLeftInASoundTable(pool, map);
         }
     }
 
@@ -71,9 +69,7 @@ class BoundedCellsTest {
             assertArrayEquals(larger, map.get(b));
             assertEquals(2, evicted.size());
             assertTrue(evicted.containsAll(List.of(keys[0], keys[1])), "evicted " + evicted);
-            assertEquals(1, map.size());
-            assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems());
-            map.close();
+            assertOnlyEntryLeftInASoundTable(pool, map);
         }
     }
 
@@ -86,6 +82,13 @@ class BoundedCellsTest {
                 (k, v) -> evicted.add(k), false);
         return new OffHeapHashMap<>(pool, false, Serializers.longs(), Serializers.bytes(), 16, bounds,
                 OffHeapHashMap.cellBytesFor(Long.BYTES, 700));
+    }
+
+    /** Checks that {@code map} holds one entry and its table passes {@link TableCheck}, then closes it. */
+    private static void assertOnlyEntryLeftInASoundTable(Pool pool, OffHeapHashMap<Long, byte[]> map) {
+        assertEquals(1, map.size());
+        assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems());
+        map.close();
     }
 
     /** {@code n} keys whose hashes give one segment and one home cell in {@code map}'s table. */
