@@ -269,16 +269,19 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * each costs in proportion to the pages changed since the last force (about 2 ms with one page changed, 0.1 s
          * after 1,000 random puts, 0.3 s after 100,000 on this project's test machine: {@code BENCHMARKS.md}). The file
          * then reopens with what was forced, recovered as after a kill, provided no operation changed the map after the
-         * last force (a map closed without being forced is recovered too when the operating system restarted since
-         * its close, as its pages may have reached the disk in part; a close with {@link #syncOnClose()} is trusted);
-         * the pages of changes made after it reach the disk in no particular order: the recovery then drops each
-         * entry whose check word does not match its bytes (torn) or whose slot is stale, keeps the sound ones, and
-         * may lose changes made since the last force, and the entries of a segment that grew since then. A process
-         * opens a file at most once at a time ({@link IllegalStateException} otherwise), and while it has it open no
-         * other process may ({@link GroveFileException}: "is open in another process"); sharing a file between live
-         * processes is not supported yet. If another program truncates the file while the map has it open, the
-         * map's operations on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory
-         * access operation"; the process survives), and its close can record nothing.
+         * last force (a map closed without being forced is recovered too when the operating system restarted since its
+         * close, as its pages may have reached the disk in part; a close with {@link #syncOnClose()} is trusted); the
+         * pages of changes made after it reach the disk in no particular order: the recovery then drops each entry
+         * whose check word does not match its bytes (torn) or whose slot is stale, keeps the sound ones, and may lose
+         * changes made since the last force, and the entries of a segment that grew since then. A process opens a file
+         * at most once at a time ({@link IllegalStateException} otherwise), and while it has it open no other process
+         * may ({@link GroveFileException}: "is open in another process", naming it); sharing a file between live
+         * processes is not supported yet. While the map has the file open, the process must not open and close the file
+         * by other means (a copy, for instance): closing any descriptor of a file releases every lock its process holds
+         * on it (POSIX), and the locks are how other processes know that this one has the file open ({@code ./grove
+         * inspect} and {@code verify} run in the same process are safe). If another program truncates the file while
+         * the map has it open, the map's operations on the memory cut off throw {@link InternalError} ("a fault
+         * occurred in an unsafe memory access operation"; the process survives), and its close can record nothing.
          * Writes racing the close complete before it records the file's state, or fail with
          * {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
          *

@@ -175,12 +175,8 @@ class CrashTest {
         return child;
     }
 
-    /**
-     * Starts a {@link CrashWriter} on {@code file}, its output going to {@code output} (a file keeps every line
-     * written, whatever happens to the process), and returns once it has the map open.
-     */
-    private static Process startWriting(Path file, boolean cells, long seed, Path output, Path errors)
-            throws IOException, InterruptedException {
+    /** A child JVM running a {@link CrashWriter} on {@code file}, its output going to {@code output}. */
+    private static ProcessBuilder writer(Path file, boolean cells, long seed, Path output, Path errors) {
         Path classes = Path.of("target", "classes").toAbsolutePath();
         Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
         String java = ProcessHandle.current().info().command()
@@ -188,8 +184,16 @@ class CrashTest {
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp",
                 classes + File.pathSeparator + testClasses, CrashWriter.class.getName(), file.toString(),
                 String.valueOf(THREADS), String.valueOf(KEYS), String.valueOf(seed), String.valueOf(cells));
-        builder.redirectError(errors.toFile()).redirectOutput(output.toFile());
-        Process process = builder.start();
+        return builder.redirectError(errors.toFile()).redirectOutput(output.toFile());
+    }
+
+    /**
+     * Starts a {@link CrashWriter} on {@code file}, its output going to {@code output} (a file keeps every line
+     * written, whatever happens to the process), and returns once it has the map open.
+     */
+    private static Process startWriting(Path file, boolean cells, long seed, Path output, Path errors)
+            throws IOException, InterruptedException {
+        Process process = writer(file, cells, seed, output, errors).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (Files.size(output) == 0 && process.isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(10);
@@ -202,9 +206,9 @@ class CrashTest {
     }
 
     /**
-     * While a live process has the file open, opening it here is refused and changes nothing (the operating
-     * system's lock on the file says the process is alive); once the process is killed, the file opens and is
-     * recovered.
+     * While a live process has the file open, opening it here is refused, naming the process, and changes nothing
+     * (the operating system's locks on the file's process table say the process is alive); once the process is
+     * killed, {@code inspect} names it as ended without closing the file, and the file opens and is recovered.
      */
     @Test
     void aFileOpenInALiveProcessIsRefusedUntilTheProcessDies() throws Exception {
@@ -213,8 +217,11 @@ class CrashTest {
         try {
             GroveFileException refused = assertThrows(GroveFileException.class,
                     () -> CrashWriter.builder(file, false).build());
-            assertTrue(refused.getMessage().contains("is open in another process"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("is open in another process (process " + process.pid()
+                    + " (started "), refused.getMessage());
             assertTrue(refused.getMessage().contains(file.toString()), refused.getMessage());
+            assertTrue(tool("inspect", file).contains("open now        true, in 1 process(es)\n  process "
+                    + process.pid()), tool("inspect", file));
             long written = Files.size(dir.resolve("child.out"));
             for (int wait = 0; wait < 3_000 && Files.size(dir.resolve("child.out")) < written + 10_000; wait++) {
                 Thread.sleep(10);
@@ -224,8 +231,54 @@ class CrashTest {
             process.destroyForcibly();
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
         }
+        String afterKill = tool("inspect", file);
+        assertTrue(afterKill.contains("open now        false"), afterKill);
+        assertTrue(afterKill.contains("ended without closing it: process " + process.pid()), afterKill);
         try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
             assertTrue(map.size() > 0, "the writer wrote nothing");
         }
+        assertTrue(!tool("inspect", file).contains("ended without closing it"), tool("inspect", file));
+    }
+
+    /**
+     * A tool run in the process that has the file open keeps that process's locks: it reads through the open
+     * file's channel, since closing a second descriptor of the file would release every lock the process holds on
+     * it (POSIX), and another process would then open the file beside this one.
+     */
+    @Test
+    void aToolRunBesideTheOpenMapKeepsTheFileLocked() throws Exception {
+        Path file = dir.resolve("tool.grove");
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            map.put(1L, "one");
+            assertTrue(tool("inspect", file).contains("open now        true, in 1 process(es)\n  process "
+                    + ProcessHandle.current().pid()), tool("inspect", file));
+            assertTrue(tool("verify", file).contains("a map has the file open (process "
+                    + ProcessHandle.current().pid()), tool("verify", file));
+            Path output = dir.resolve("refused.out");
+            Path errors = dir.resolve("refused.err");
+            Process child = writer(file, false, 1, output, errors).start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (child.isAlive() && Files.size(output) == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertEquals(0, Files.size(output), "the child opened the file beside this process");
+                assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child neither opened the file nor ended");
+                String refusal = Files.readString(errors);
+                assertTrue(refusal.contains("is open in another process (process " + ProcessHandle.current().pid()),
+                        refusal);
+            } finally {
+                child.destroyForcibly().waitFor();
+            }
+            assertEquals("one", map.get(1L));
+        }
+    }
+
+    /** The output of {@link FileTool} run here with {@code command} on {@code file}. */
+    private static String tool(String command, Path file) {
+        ByteArrayOutputStream report = new ByteArrayOutputStream();
+        FileTool.run(new String[] {command, file.toString()}, new PrintStream(report, true, StandardCharsets.UTF_8),
+                new PrintStream(report, true, StandardCharsets.UTF_8));
+        return report.toString(StandardCharsets.UTF_8);
     }
 }

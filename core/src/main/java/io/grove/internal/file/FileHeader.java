@@ -46,18 +46,24 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * arrays, 16-byte entry headers with a check word. 4 (2026-11-27): a tag array of 2-byte tags beside each slot
      * array. 5 (2026-11-27): 24-byte entry headers with an entry identity, 96-byte segment records. 6 (2026-11-27):
      * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). 7 (2026-12-06): the
-     * cell size in the header, entries in the cells of the slot arrays. Files of formats 1 to 6 were never
-     * released.
+     * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes
+     * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. Files of formats 1 to 7
+     * were never released.
      */
-    public static final int FORMAT_VERSION = 7;
+    public static final int FORMAT_VERSION = 8;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
     public static final long STATE_OFFSET = PAGE;
-    /** The bytes the pool's state record may take. */
-    public static final long STATE_SIZE = 60 * 1024;
+    /**
+     * The bytes the pool's state record may take: its free-list heads take 33 KB with the 8 MiB blocks of a file's
+     * pool.
+     */
+    public static final long STATE_SIZE = 44 * 1024;
+    /** Where the table of the processes that have the file open starts ({@link ProcessTable}). */
+    public static final long PROCESSES_OFFSET = STATE_OFFSET + STATE_SIZE;
     /** Where the pool's blocks start: granule 0 of the pool. */
-    public static final long BLOCKS_OFFSET = STATE_OFFSET + STATE_SIZE;
+    public static final long BLOCKS_OFFSET = PROCESSES_OFFSET + ProcessTable.SIZE;
     /** The longest serializer identity, in UTF-8 bytes. */
     public static final int MAX_IDENTITY_BYTES = 1024;
 

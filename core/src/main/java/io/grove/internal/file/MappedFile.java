@@ -7,15 +7,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -32,16 +30,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * against the recorded maximum: touching a mapping beyond the end of its file raises SIGBUS, which the JVM turns
  * into an asynchronous {@link InternalError} at best. A failed open writes nothing: every check happens before the
  * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path), so that two
- * maps of one process never run one table with two sets of per-process state; and while it has it open it holds an
- * exclusive lock on the file's first byte ({@link #LOCK_POSITION}), which the operating system releases when the
- * process ends, however it ends. So a file whose pool state says open (not closed cleanly) and whose lock is free
- * was left by a process that is gone, and may be recovered.
+ * maps of one process never run one table with two sets of per-process state; and while it has it open it is in
+ * the file's {@link ProcessTable}, whose locks the operating system releases when the process ends, however it
+ * ends. So a file whose pool state says open (not closed cleanly) and that no process has open was left by a
+ * process that is gone, and may be recovered. Those locks are released also when the process closes any other
+ * descriptor of the file: a read-only open in a process that has the file open ({@link #openReadOnly}) uses the
+ * open file's channel.
  */
 public final class MappedFile implements AutoCloseable {
-    /** The real paths of the files this process has open. */
-    private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
-    /** The byte range [0, 1) that a process with the file open locks (advisory: the mapping ignores it). */
-    private static final long LOCK_POSITION = 0;
+    /** The channels of the files this process has open, by real path. */
+    private static final Map<Path, FileChannel> OPEN = new ConcurrentHashMap<>();
     /**
      * What {@link #takeSpace} writes, a page at a time: the page cache makes its folios as large as the writes that
      * create them (Linux 6.18, ext4), and a store into the mapping dirties, and the writeback then writes, a whole
@@ -57,20 +55,26 @@ public final class MappedFile implements AutoCloseable {
     /** The real path under which {@link #OPEN} holds the file, or {@code null} if read-only. */
     private final Path realPath;
     private final FileChannel channel;
+    /** Whether closing this file closes {@link #channel}: not if it is another open's ({@link #openReadOnly}). */
+    private final boolean ownsChannel;
     private final Arena arena;
     private final MemorySegment mapping;
     private final FileHeader header;
     private final boolean created;
+    private final ProcessTable processes;
 
-    private MappedFile(String name, Path realPath, FileChannel channel, Arena arena, MemorySegment mapping,
-            FileHeader header, boolean created) {
+    private MappedFile(String name, Path realPath, FileChannel channel, boolean ownsChannel, Arena arena,
+            MemorySegment mapping, FileHeader header, boolean created) {
         this.name = name;
         this.realPath = realPath;
         this.channel = channel;
+        this.ownsChannel = ownsChannel;
         this.arena = arena;
         this.mapping = mapping;
         this.header = header;
         this.created = created;
+        this.processes = new ProcessTable(name, channel,
+                mapping.asSlice(FileHeader.PROCESSES_OFFSET, ProcessTable.SIZE));
     }
 
     /**
@@ -78,7 +82,10 @@ public final class MappedFile implements AutoCloseable {
      * aside); else creates it with {@code wanted}.
      *
      * @throws IllegalArgumentException naming the file and each contradicting setting with both values
-     * @throws GroveFileException if the file is not a sound Grove file or cannot be opened, created or mapped
+     * Joins the file's {@link ProcessTable}; until {@link #admitOthers} no other process may open or close it.
+     *
+     * @throws GroveFileException if the file is not a sound Grove file, cannot be opened, created or mapped, or is
+     *     open in another process
      * @throws IllegalStateException if this process has the file open already
      */
     public static MappedFile openOrCreate(Path path, FileHeader wanted) {
@@ -108,17 +115,22 @@ public final class MappedFile implements AutoCloseable {
     private static MappedFile open(Path path, String name, FileHeader wanted) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Path real = null;
+        MappedFile file = null;
         try {
-            real = register(path, name);
-            lockOrFail(channel, name);
+            real = register(path, name, channel);
             FileHeader header = readHeader(channel, name);
             List<String> contradictions = header.contradictions(wanted);
             if (!contradictions.isEmpty()) {
                 throw new IllegalArgumentException(name + " was created with other settings: "
                         + String.join("; ", contradictions));
             }
-            return map(name, real, channel, header, false);
+            file = map(name, real, channel, header, false);
+            file.processes.join();
+            return file;
         } catch (IOException | RuntimeException | Error e) {
+            if (file != null) {
+                file.arena.close();
+            }
             channel.close();
             if (real != null) {
                 OPEN.remove(real);
@@ -129,7 +141,8 @@ public final class MappedFile implements AutoCloseable {
 
     /**
      * Opens {@code path} to read it only, for tools: mapped read-only, nothing written, whatever its settings; not
-     * registered, so a map of this process may have it open too.
+     * registered, so a map of this process may have it open too (its channel is then used: a descriptor of the file
+     * closed by this process would release the map's locks, see {@link ProcessTable}).
      *
      * @throws GroveFileException if the file is not a sound Grove file or cannot be opened or mapped
      */
@@ -140,15 +153,18 @@ public final class MappedFile implements AutoCloseable {
             throw new GroveFileException(name, "is a directory");
         }
         try {
-            FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+            FileChannel openHere = OPEN.get(path.toRealPath());
+            FileChannel channel = openHere != null ? openHere : FileChannel.open(path, StandardOpenOption.READ);
             Arena arena = Arena.ofShared();
             try {
                 FileHeader header = readHeader(channel, name);
                 MemorySegment mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, header.maxFileSize(), arena);
-                return new MappedFile(name, null, channel, arena, mapping, header, false);
+                return new MappedFile(name, null, channel, openHere == null, arena, mapping, header, false);
             } catch (IOException | RuntimeException | Error e) {
                 arena.close();
-                channel.close();
+                if (openHere == null) {
+                    channel.close();
+                }
                 throw e;
             }
         } catch (IOException e) {
@@ -179,15 +195,19 @@ public final class MappedFile implements AutoCloseable {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         Path real = null;
+        MappedFile file = null;
         try {
-            real = register(path, name);
-            lockOrFail(channel, name);
-            takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // the header and the pool state; blocks as reserved
-            MappedFile file = map(name, real, channel, wanted, true); // extends the file, sparsely
+            real = register(path, name, channel);
+            takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
+            file = map(name, real, channel, wanted, true); // extends the file, sparsely
+            file.processes.join();
             wanted.writeTo(file.mapping);
             file.mapping.asSlice(0, FileHeader.PAGE).force();
             return file;
         } catch (IOException | RuntimeException | Error e) {
+            if (file != null) {
+                file.arena.close();
+            }
             channel.close();
             if (real != null) {
                 OPEN.remove(real);
@@ -197,30 +217,50 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
-    /** Takes the lock that says a process has the file open; held until the channel closes. */
-    private static void lockOrFail(FileChannel channel, String name) throws IOException {
-        if (channel.tryLock(LOCK_POSITION, 1, false) == null) {
-            throw new GroveFileException(name, "is open in another process");
+    /**
+     * The processes that have the file open now (this one included), for a file opened {@link #openReadOnly}: its
+     * records in the {@link ProcessTable} whose locks are held.
+     */
+    public List<ProcessTable.Process> openIn() {
+        try {
+            return processes.liveProcesses();
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot test its locks: " + e, e);
+        }
+    }
+
+    /** The processes recorded as having the file open whose locks are free: they ended without closing it. */
+    public List<ProcessTable.Process> endedWithoutClosing() {
+        try {
+            return processes.endedProcesses();
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot test its locks: " + e, e);
         }
     }
 
     /**
-     * Whether a map has the file open now (in another process, or in this one), for a file opened
-     * {@link #openReadOnly}: tries its lock (shared) and lets go of it at once.
+     * The processes that had the file open and ended without closing it, found when this process opened it (and
+     * taken off the {@link ProcessTable}); empty if none.
      */
-    public boolean openElsewhere() {
-        try (FileLock lock = channel.tryLock(LOCK_POSITION, 1, true)) {
-            return lock == null;
-        } catch (OverlappingFileLockException heldHere) {
-            return true; // a map of this process has it open
+    public List<ProcessTable.Process> departed() {
+        return processes.departed();
+    }
+
+    /**
+     * Ends the opening: the file's table is ready (recovered, if it needed it), and other processes may open or
+     * close the file.
+     */
+    public void admitOthers() {
+        try {
+            processes.admitOthers();
         } catch (IOException e) {
-            throw new GroveFileException(name, "cannot test its lock: " + e, e);
+            throw new GroveFileException(name, "cannot change its locks: " + e, e);
         }
     }
 
-    private static Path register(Path path, String name) throws IOException {
+    private static Path register(Path path, String name, FileChannel channel) throws IOException {
         Path real = path.toRealPath();
-        if (!OPEN.add(real)) {
+        if (OPEN.putIfAbsent(real, channel) != null) {
             throw new IllegalStateException(name + " is open already in this process (as " + real + ")");
         }
         return real;
@@ -232,7 +272,7 @@ public final class MappedFile implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, header.maxFileSize(), arena);
-            return new MappedFile(name, real, channel, arena, mapping, header, created);
+            return new MappedFile(name, real, channel, true, arena, mapping, header, created);
         } catch (IOException e) {
             arena.close();
             throw new IOException("cannot map " + header.maxFileSize() + " bytes: " + e.getMessage(), e);
@@ -303,12 +343,20 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
-    /** Unmaps the file and closes it; the mapping's segments throw {@link IllegalStateException} after. */
+    /**
+     * Leaves the file's {@link ProcessTable}, unmaps the file and closes it; the mapping's segments throw
+     * {@link IllegalStateException} after.
+     */
     @Override
     public void close() {
         try {
+            if (realPath != null) {
+                processes.leave();
+            }
             arena.close();
-            channel.close();
+            if (ownsChannel) {
+                channel.close();
+            }
         } catch (IOException e) {
             throw new GroveFileException(name, "could not be closed: " + e, e);
         } finally {

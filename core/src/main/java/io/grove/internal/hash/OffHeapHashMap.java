@@ -8,6 +8,7 @@ import io.grove.MemoryFootprint;
 import io.grove.ZeroCopyMap;
 import io.grove.internal.file.FileHeader;
 import io.grove.internal.file.MappedFile;
+import io.grove.internal.file.ProcessTable;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.ScratchPool;
@@ -19,12 +20,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * {@link GroveHashMap}: the {@link java.util.concurrent.ConcurrentMap} contract over a {@link HashTable}.
@@ -152,7 +155,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
         try {
             if (pool.needsRecovery()) {
-                recover(file.name(), pool, bounds, header.cellBytes());
+                recover(file.name(), pool, bounds, header.cellBytes(), file.departed());
             }
             OffHeapHashMap<K, V> map;
             if (pool.root() != 0) {
@@ -169,6 +172,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             if (syncing.everyNanos() > 0) {
                 map.syncEvery(syncing.everyNanos(), file.name());
             }
+            file.admitOthers();
             return map;
         } catch (RuntimeException | Error e) {
             pool.close();
@@ -178,11 +182,13 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
 
     /**
      * Reopening a file whose process was killed: repairs the table ({@link TableRecovery}), frees every slice it
-     * does not reach ({@link Pool#recover}) and logs what was recovered (a warning: the file was not closed).
+     * does not reach ({@link Pool#recover}) and logs what was recovered (a warning: the file was not closed), and
+     * which processes had it open and ended without closing it ({@code departed}).
      *
      * @throws io.grove.GroveFileException if the file's structure is damaged beyond what a kill leaves
      */
-    private static void recover(String name, Pool pool, Bounds<?, ?> bounds, int cellBytes) {
+    private static void recover(String name, Pool pool, Bounds<?, ?> bounds, int cellBytes,
+            List<ProcessTable.Process> departed) {
         long started = System.nanoTime();
         TableRecovery.Result table;
         Pool.Recovery memory;
@@ -209,7 +215,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         + " entries linked again from their home slots, " + table.repeatedKeysDropped()
                         + " second links of a key dropped";
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
-                + pool.recoveryCause() + "; recovered in "
+                + pool.recoveryCause() + (departed.isEmpty() ? "" : "; " + departed.stream().map(String::valueOf)
+                        .collect(Collectors.joining("; ")) + ", ended without closing it")
+                + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
                 + memory.liveSlices() + " live slices kept, " + memory.sweptSlices() + " unreachable slices ("
                 + memory.sweptBytes() + " bytes) freed, " + memory.freeBytes() + " bytes free in all");

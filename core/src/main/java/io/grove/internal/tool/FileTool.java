@@ -4,12 +4,14 @@ import io.grove.GroveFileException;
 import io.grove.MemoryFootprint;
 import io.grove.internal.file.FileHeader;
 import io.grove.internal.file.MappedFile;
+import io.grove.internal.file.ProcessTable;
 import io.grove.internal.hash.TableCheck;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.memory.PoolCheck;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * {@code ./grove inspect FILE} and {@code ./grove verify FILE}: what a Grove file holds, and whether it is sound.
@@ -43,8 +45,10 @@ public final class FileTool {
             }
             int problems = 0;
             if (!pool.closedCleanly()) {
-                out.println(file.openElsewhere()
-                        ? "problem: a map has the file open (in this or another process): it may change while read"
+                List<ProcessTable.Process> open = file.openIn();
+                out.println(!open.isEmpty()
+                        ? "problem: a map has the file open (" + open.getFirst() + (open.size() > 1 ? ", and "
+                                + (open.size() - 1) + " more" : "") + "): it may change while read"
                         : pool.recoveryCause() == null ? "problem: no map ever closed the file"
                                 : "problem: the file " + pool.recoveryCause() + "; opening it recovers it");
                 problems++;
@@ -87,7 +91,14 @@ public final class FileTool {
         out.println("created         " + Instant.ofEpochMilli(h.createdMillis()));
         out.println("closed cleanly  " + (pool.closedCleanly() ? "yes" + (pool.closedForced() ? ", forced" : "")
                 : "no: it " + pool.recoveryCause()));
-        out.println("open now        " + file.openElsewhere());
+        List<ProcessTable.Process> open = file.openIn();
+        out.println("open now        " + (open.isEmpty() ? "false" : "true, in " + open.size() + " process(es)"));
+        for (ProcessTable.Process p : open) {
+            out.println("  " + p);
+        }
+        for (ProcessTable.Process p : file.endedWithoutClosing()) {
+            out.println("ended without closing it: " + p);
+        }
         out.println("maxFileSize     " + h.maxFileSize());
         out.println("blockSize       " + h.blockSize());
         out.println("cellBytes       " + h.cellBytes() + (h.cellBytes() == Long.BYTES ? " (slots only)"

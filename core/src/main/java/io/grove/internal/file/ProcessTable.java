@@ -1,0 +1,241 @@
+package io.grove.internal.file;
+
+import io.grove.GroveFileException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The processes that have a Grove file open: a table of records in the file, and the operating system's byte-range
+ * locks that tell a live process from one that ended; the only place that computes offsets inside the table and
+ * the positions of those locks.
+ *
+ * <pre>
+ * table (at {@link FileHeader#PROCESSES_OFFSET}, {@link #SLOTS} records of 64 bytes):
+ *   record i, byte  0  state (long: 0 free, 1 taken by a process that has the file open)
+ *                   8  process id (long)
+ *                  16  when that process started (long: milliseconds since the epoch, 0 unknown)
+ *                  24  when it opened the file (long: milliseconds since the epoch)
+ *                  32  zero (room for what later formats keep per process)
+ *   in the platform's byte order, as the pool's state record
+ * locks (FileChannel byte-range locks of the file, advisory: the mapping ignores them):
+ *   byte 0                  the gate: exclusive while a process opens or closes the file
+ *   byte 1                  the users' lock: shared by every process that has the file open; exclusive only
+ *                           under the gate, by an opener that found no other process
+ *   byte 64 + i             record i's lock: exclusive by the process in record i while it has the file open
+ * </pre>
+ *
+ * <p>Implementation notes. The operating system releases a process's locks when the process ends, however it ends
+ * (also by {@code SIGKILL}), and a process id alone proves nothing (ids are reused, and a zombie process still
+ * has one): so a record whose state says taken and whose lock is free belongs to a process that ended without
+ * closing the file. An opener takes the gate (waiting at most {@link #GATE_WAIT_MILLIS}), then tries the users'
+ * lock exclusively: if it gets it, no other process has the file open, every taken record is left by a process
+ * that ended ({@link #departed}) and is freed, and the caller may recover the file; otherwise other processes
+ * have it open. It then takes a free record and its lock, writes the record (state last), and, once the file is
+ * ready for others, changes its users' lock to shared and lets go of the gate ({@link #admitOthers}). A close
+ * takes the gate, frees the record, and the channel's close then releases every lock.
+ *
+ * <p>The locks are POSIX record locks (Linux's {@code fcntl}, which the JDK uses): they belong to the process, and
+ * closing <em>any</em> descriptor of the file in the process releases all of them. So this process must never open
+ * and close the file otherwise while it has it open ({@link MappedFile#openReadOnly} reuses the open file's
+ * channel); a lock released so would make the process look ended to the others.
+ */
+public final class ProcessTable {
+    /** The records in the table: at most this many processes have a file open at once. */
+    static final int SLOTS = 256;
+    /** The bytes of the table. */
+    static final long SIZE = (long) SLOTS * 64;
+    /** How long an opener or a closer waits for the gate, which others hold only while they open or close. */
+    static final long GATE_WAIT_MILLIS = 10_000;
+
+    private static final long GATE = 0;
+    private static final long USERS = 1;
+    private static final long FIRST_RECORD_LOCK = 64;
+    private static final long RECORD = 64;
+    private static final long FREE = 0;
+    private static final long TAKEN = 1;
+    private static final long STATE = 0;
+    private static final long PID = 8;
+    private static final long STARTED = 16;
+    private static final long OPENED = 24;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+
+    /** A process named in the table: its record, id, start and when it opened the file (0 where unknown). */
+    public record Process(int slot, long pid, long startedMillis, long openedMillis) {
+        @Override
+        public String toString() {
+            return "process " + pid + (startedMillis == 0 ? "" : " (started " + Instant.ofEpochMilli(startedMillis)
+                    + ")") + ", which opened it at " + Instant.ofEpochMilli(openedMillis);
+        }
+    }
+
+    private final String name;
+    private final FileChannel channel;
+    private final MemorySegment table;
+    private FileLock gate;
+    private FileLock users;
+    private FileLock recordLock;
+    private int slot = -1;
+    private List<Process> departed = List.of();
+
+    /**
+     * The table of the file {@code name}, whose channel is {@code channel} and whose table bytes are {@code table}
+     * (read-only for a tool).
+     */
+    ProcessTable(String name, FileChannel channel, MemorySegment table) {
+        this.name = name;
+        this.channel = channel;
+        this.table = table;
+    }
+
+    /**
+     * Joins the processes that have the file open: takes the gate, finds whether another process has the file open
+     * and, if none does, frees the records of processes that ended without closing it ({@link #departed}), then
+     * takes a record. Holds the gate until {@link #admitOthers} or {@link #leave}.
+     *
+     * @throws GroveFileException if another process has the file open (sharing a file between live processes is
+     *     not built yet), if the gate stays taken, or if every record is taken
+     */
+    void join() throws IOException {
+        takeGate("opening");
+        users = channel.tryLock(USERS, 1, false);
+        if (users == null) {
+            List<Process> live = liveProcesses();
+            throw new GroveFileException(name, "is open in another process ("
+                    + (live.isEmpty() ? "one that is opening or closing it" : live.getFirst()
+                            + (live.size() > 1 ? ", and " + (live.size() - 1) + " more" : "")) + ")");
+        }
+        List<Process> ended = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            if (state(i) == TAKEN) {
+                ended.add(process(i));
+                table.set(LONG, i * RECORD + STATE, FREE);
+            }
+        }
+        departed = List.copyOf(ended);
+        for (int i = 0; i < SLOTS && slot < 0; i++) {
+            FileLock lock = state(i) == FREE ? channel.tryLock(FIRST_RECORD_LOCK + i, 1, false) : null;
+            if (lock != null) {
+                recordLock = lock;
+                slot = i;
+            }
+        }
+        if (slot < 0) {
+            throw new GroveFileException(name, "has " + SLOTS + " processes in its table already");
+        }
+        ProcessHandle self = ProcessHandle.current();
+        long base = slot * RECORD;
+        table.set(LONG, base + PID, self.pid());
+        table.set(LONG, base + STARTED, self.info().startInstant().map(Instant::toEpochMilli).orElse(0L));
+        table.set(LONG, base + OPENED, System.currentTimeMillis());
+        table.set(LONG, base + STATE, TAKEN);
+    }
+
+    /**
+     * The processes that had the file open and ended without closing it, found by {@link #join}, in the order of
+     * their records; empty if none.
+     */
+    List<Process> departed() {
+        return departed;
+    }
+
+    /**
+     * Ends the opening: the file is ready for other processes. Changes the users' lock to shared if this process
+     * holds it alone, and lets go of the gate.
+     */
+    void admitOthers() throws IOException {
+        if (!users.isShared()) {
+            users.release();
+            users = channel.lock(USERS, 1, true); // under the gate: nobody holds it exclusively meanwhile
+        }
+        gate.release();
+        gate = null;
+    }
+
+    /**
+     * Leaves the table: frees this process's record (under the gate, if it can be had in time) and its lock. The
+     * channel's close then releases the others.
+     */
+    void leave() throws IOException {
+        if (slot < 0) {
+            return;
+        }
+        if (gate == null) {
+            try {
+                takeGate("closing");
+            } catch (GroveFileException stuck) {
+                // another process holds the gate far too long: the record is ours, free it anyway
+            }
+        }
+        table.set(LONG, slot * RECORD + STATE, FREE);
+        recordLock.release();
+        slot = -1;
+    }
+
+    private void takeGate(String doing) throws IOException {
+        long deadline = System.nanoTime() + GATE_WAIT_MILLIS * 1_000_000;
+        while ((gate = channel.tryLock(GATE, 1, false)) == null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new GroveFileException(name, "could not be taken for " + doing + ": another process has been"
+                        + " opening or closing it for " + GATE_WAIT_MILLIS + " ms (stopped while doing so?)");
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new GroveFileException(name, "was not opened: interrupted while waiting for another process"
+                        + " to finish opening or closing it");
+            }
+        }
+    }
+
+    /**
+     * The processes whose records are taken and whose locks are held (this one's included), from a table that may
+     * change meanwhile; works on a read-only channel.
+     */
+    List<Process> liveProcesses() throws IOException {
+        List<Process> live = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            if (state(i) == TAKEN && held(FIRST_RECORD_LOCK + i)) {
+                live.add(process(i));
+            }
+        }
+        return live;
+    }
+
+    /** The records taken whose locks are free: processes that ended without closing the file. */
+    List<Process> endedProcesses() throws IOException {
+        List<Process> ended = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            if (state(i) == TAKEN && !held(FIRST_RECORD_LOCK + i)) {
+                ended.add(process(i));
+            }
+        }
+        return ended;
+    }
+
+    /** Whether a process holds the lock on byte {@code position}: tries it shared and lets go at once. */
+    private boolean held(long position) throws IOException {
+        try (FileLock probe = channel.tryLock(position, 1, true)) {
+            return probe == null;
+        } catch (OverlappingFileLockException heldHere) {
+            return true;
+        }
+    }
+
+    private long state(int i) {
+        return table.get(LONG, i * RECORD + STATE);
+    }
+
+    private Process process(int i) {
+        long base = i * RECORD;
+        return new Process(i, table.get(LONG, base + PID), table.get(LONG, base + STARTED),
+                table.get(LONG, base + OPENED));
+    }
+}
