@@ -11,12 +11,13 @@ import java.lang.invoke.VarHandle;
  * <p>Implementation notes.
  *
  * <p>Granules (16 bytes) are numbered across the pool: block {@code b} holds granules
- * {@code [b << granuleShift, (b + 1) << granuleShift)}. {@link #bumpGranule} is the next never-used granule.
+ * {@code [b << granuleShift, (b + 1) << granuleShift)}. The bump pointer ({@link AllocatorWords#bump}) is the next
+ * never-used granule.
  * An allocation of {@code n} granules advances it with one CAS from {@code g} to {@code g + n}; if the slice would
  * cross a block boundary it instead advances to the next block's start plus {@code n}, and hands the abandoned
  * tail of the old block to the caller ({@link TailSink}) so that it is not lost.
  *
- * <p>Invariants: (1) a granule below {@link #bumpGranule} was handed out exactly once; (2) a block is reserved
+ * <p>Invariants: (1) a granule below the bump pointer was handed out exactly once; (2) a block is reserved
  * ({@code table[b] != null}) before the bump pointer enters it — the thread whose CAS would move the pointer into
  * it reserves it first — and never removed until {@link #close}; so every granule below the pointer, a skipped
  * tail's included, lies in a reserved block, and a reservation the operating system refuses consumes no granule;
@@ -38,17 +39,6 @@ import java.lang.invoke.VarHandle;
  */
 final class Blocks {
     private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
-    private static final VarHandle BUMP;
-    private static final VarHandle WASTED;
-
-    static {
-        try {
-            BUMP = MethodHandles.lookup().findVarHandle(Blocks.class, "bumpGranule", long.class);
-            WASTED = MethodHandles.lookup().findVarHandle(Blocks.class, "wastedGranules", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Receives fresh granules the bump pointer skipped at the end of a block. */
     interface TailSink {
@@ -64,21 +54,19 @@ final class Blocks {
     private final int groupBlocks;
     private final MemorySegment[] table;
     private final BlockSource source;
+    /** The bump pointer and the block tails it skipped that no free list took. */
+    private final AllocatorWords words;
     private final Object reserveLock = new Object();
     private volatile int reservedBlocks;
-    @SuppressWarnings("unused") // accessed through BUMP
-    private volatile long bumpGranule;
-    /** Block tails the bump pointer skipped and no free list took. */
-    @SuppressWarnings("unused") // accessed through WASTED
-    private volatile long wastedGranules;
 
-    Blocks(int blockSize, long memoryLimit, BlockSource source) {
+    Blocks(int blockSize, long memoryLimit, BlockSource source, AllocatorWords words) {
         this.blockSize = blockSize;
         this.granuleShift = Integer.numberOfTrailingZeros(blockSize) - SliceHeader.GRANULE_SHIFT;
         this.granulesPerBlock = 1L << granuleShift;
         this.maxBlocks = (int) Math.min(memoryLimit / blockSize, (Reference.GRANULE_MASK + 1) >>> granuleShift);
         this.table = new MemorySegment[maxBlocks];
         this.source = source;
+        this.words = words;
         this.groupBlocks = Math.clamp(Math.ceilDiv(source.returnedFrom(), (long) blockSize), 1, maxBlocks);
     }
 
@@ -100,16 +88,16 @@ final class Blocks {
     long bump(long n, TailSink tails) {
         assert n > 0 && n <= granulesPerBlock;
         while (true) {
-            long g = (long) BUMP.getVolatile(this);
+            long g = words.bump();
             long inBlock = g & (granulesPerBlock - 1);
             long start = inBlock + n <= granulesPerBlock ? g : g - inBlock + granulesPerBlock;
             if ((start >>> granuleShift) >= maxBlocks) {
                 return -1;
             }
             ensureReserved((int) (start >>> granuleShift)); // invariant 2: before the CAS takes any granule
-            if (BUMP.compareAndSet(this, g, start + n)) {
+            if (words.casBump(g, start + n)) {
                 if (start != g && inBlock != 0 && !tails.acceptTail(g, granulesPerBlock - inBlock)) {
-                    WASTED.getAndAdd(this, granulesPerBlock - inBlock);
+                    words.addWasted(granulesPerBlock - inBlock);
                 }
                 return start;
             }
@@ -164,12 +152,11 @@ final class Blocks {
         for (long b = 0; b < Math.ceilDiv(bump, granulesPerBlock) && b < maxBlocks; b++) {
             ensureReserved((int) b);
         }
-        BUMP.setVolatile(this, bump);
-        WASTED.setVolatile(this, wasted);
+        words.setBump(bump, wasted);
     }
 
     long wastedGranules() {
-        return (long) WASTED.getVolatile(this);
+        return words.wasted();
     }
 
     long reservedBytes() {
@@ -178,11 +165,11 @@ final class Blocks {
 
     /** Granules ever handed out by the bump pointer, skipped tails included. */
     long bumpedGranules() {
-        return Math.min((long) BUMP.getVolatile(this), (long) maxBlocks << granuleShift);
+        return Math.min(words.bump(), (long) maxBlocks << granuleShift);
     }
 
     long wastedBytes() {
-        return (long) WASTED.getVolatile(this) << SliceHeader.GRANULE_SHIFT;
+        return words.wasted() << SliceHeader.GRANULE_SHIFT;
     }
 
     void close() {

@@ -2,7 +2,6 @@ package io.grove.internal.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -18,7 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  * capacity of at least {@code lowerBound(c)}, so a pop from the class of {@code roundedCapacity(n)} always fits
  * {@code n} granules.
  *
- * <p>Each stack is a Treiber stack whose head word packs a 29-bit tag and {@code granule + 1} (0 = empty). The
+ * <p>Each stack is a Treiber stack whose head word ({@link AllocatorWords#head}: on the heap, or in a file's pool
+ * state record) packs a 29-bit tag and {@code granule + 1} (0 = empty). The
  * link to the next free slice is stored in the first payload word of the free slice itself: a slice on a free
  * list has its deleted bit set and no announced writer (the reclaimer checked), so nobody else writes there. A pop
  * reads the link of the head it saw; if that slice was meanwhile popped and overwritten, the link read is garbage
@@ -29,7 +29,6 @@ import java.util.concurrent.atomic.LongAdder;
  * that head.
  */
 final class FreeLists {
-    private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
     /** Capacities up to this many granules (64 KiB) have exact classes. */
@@ -40,12 +39,19 @@ final class FreeLists {
     private static final long TAG_UNIT = 1L << POINTER_BITS;
 
     private final Blocks blocks;
-    private final long[] heads;
+    private final AllocatorWords words;
+    private final int classCount;
     private final LongAdder freeGranules = new LongAdder();
 
-    FreeLists(Blocks blocks) {
+    FreeLists(Blocks blocks, AllocatorWords words) {
         this.blocks = blocks;
-        this.heads = new long[classOf(blocks.granulesPerBlock) + 1];
+        this.words = words;
+        this.classCount = classCount(blocks.granulesPerBlock);
+    }
+
+    /** The number of size classes of a pool whose blocks hold {@code granulesPerBlock} granules. */
+    static int classCount(long granulesPerBlock) {
+        return classOf(granulesPerBlock) + 1;
     }
 
     /** The capacity a fresh slice of {@code granules} gets: exact for small slices, a class bound for large. */
@@ -68,7 +74,7 @@ final class FreeLists {
     }
 
     int classCount() {
-        return heads.length;
+        return classCount;
     }
 
     /** Pushes a free slice of {@code capacity} granules whose header is at {@code granule}. */
@@ -77,10 +83,10 @@ final class FreeLists {
         MemorySegment block = blocks.block(granule);
         long linkOffset = blocks.offsetInBlock(granule) + SliceHeader.SIZE;
         while (true) {
-            long head = (long) HEAD.getVolatile(heads, c);
+            long head = words.head(c);
             LINK.set(block, linkOffset, head & POINTER_MASK);
             long next = (head & ~POINTER_MASK) + TAG_UNIT | (granule + 1);
-            if (HEAD.compareAndSet(heads, c, head, next)) {
+            if (words.casHead(c, head, next)) {
                 freeGranules.add(capacity);
                 return;
             }
@@ -90,7 +96,7 @@ final class FreeLists {
     /** Pops a slice from class {@code c}; returns its header granule, or -1 if the class is empty. */
     long pop(int c) {
         while (true) {
-            long head = (long) HEAD.getVolatile(heads, c);
+            long head = words.head(c);
             long pointer = head & POINTER_MASK;
             if (pointer == 0) {
                 return -1;
@@ -98,7 +104,7 @@ final class FreeLists {
             long granule = pointer - 1;
             long link = (long) LINK.get(blocks.block(granule), blocks.offsetInBlock(granule) + SliceHeader.SIZE);
             long next = (head & ~POINTER_MASK) + TAG_UNIT | (link & POINTER_MASK);
-            if (HEAD.compareAndSet(heads, c, head, next)) {
+            if (words.casHead(c, head, next)) {
                 freeGranules.add(-SliceHeader.capacityGranules(blocks.block(granule), blocks.offsetInBlock(granule)));
                 return granule;
             }
@@ -112,11 +118,11 @@ final class FreeLists {
     void takeAll(int c, LongList out) {
         long head;
         do {
-            head = (long) HEAD.getVolatile(heads, c);
+            head = words.head(c);
             if ((head & POINTER_MASK) == 0) {
                 return;
             }
-        } while (!HEAD.compareAndSet(heads, c, head, (head & ~POINTER_MASK) + TAG_UNIT));
+        } while (!words.casHead(c, head, (head & ~POINTER_MASK) + TAG_UNIT));
         long pointer = head & POINTER_MASK;
         while (pointer != 0) {
             long granule = pointer - 1;
@@ -133,7 +139,7 @@ final class FreeLists {
      * the list ends or {@code visitor} returns {@code false}.
      */
     void walk(int c, FreeSliceVisitor visitor) {
-        long pointer = heads[c] & POINTER_MASK;
+        long pointer = words.head(c) & POINTER_MASK;
         while (pointer != 0) {
             long granule = pointer - 1;
             if (!visitor.visit(granule)) {
@@ -150,19 +156,11 @@ final class FreeLists {
         boolean visit(long granule);
     }
 
-    /** The heads of every class, for a pool that records its state (only while no thread pushes or pops). */
-    long[] heads() {
-        return heads.clone();
-    }
-
-    /** Continues from {@code saved} heads and {@code granules} free, recorded by {@link #heads}. Before any use. */
-    void restore(long[] saved, long granules) {
-        if (saved.length != heads.length) {
-            throw new IllegalStateException("recorded free lists have " + saved.length + " size classes, "
-                    + heads.length + " expected");
-        }
-        System.arraycopy(saved, 0, heads, 0, heads.length);
-        VarHandle.releaseFence();
+    /**
+     * Continues lists whose heads the words kept (a file's) and that held {@code granules} when their count was
+     * last recorded. Before any use.
+     */
+    void restore(long granules) {
         freeGranules.add(granules);
     }
 

@@ -2,8 +2,6 @@ package io.grove.internal.memory;
 
 import io.grove.GroveOutOfMemoryException;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -18,7 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * delays the reuse of at most the one slice it is writing (plus, in a window of a few instructions, one release
  * stripe: {@link ReleaseLists}).
  *
- * <p><b>State.</b> {@code era} (NovaEra, §3.2), a counter that only grows; {@link HazardSlots} (the TAP);
+ * <p><b>State.</b> The era (NovaEra, §3.2; {@link AllocatorWords#era}), a counter that only grows;
+ * {@link HazardSlots} (the TAP);
  * {@link ReleaseLists} (deleted, not yet reusable); {@link FreeLists} (reusable, by size); the bump pointer of
  * {@link Blocks} (never-used memory).
  *
@@ -81,33 +80,23 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
      */
     static final int BATCH_SIZE = 64;
 
-    private static final VarHandle ERA;
-
-    static {
-        try {
-            ERA = MethodHandles.lookup().findVarHandle(NovaAllocator.class, "era", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final Blocks blocks;
+    private final AllocatorWords words;
     private final FreeLists freeLists;
     private final HazardSlots hazards = new HazardSlots();
     private final ReleaseLists releaseLists;
     private final LongAdder releasedGranules = new LongAdder();
     private final LongAdder liveSlices = new LongAdder();
     private final Object slowPathLock = new Object();
-    @SuppressWarnings("unused") // accessed through ERA
-    private volatile long era = 1;
 
-    NovaAllocator(Blocks blocks) {
-        this(blocks, BATCH_SIZE);
+    NovaAllocator(Blocks blocks, AllocatorWords words) {
+        this(blocks, words, BATCH_SIZE);
     }
 
-    NovaAllocator(Blocks blocks, int batchSize) {
+    NovaAllocator(Blocks blocks, AllocatorWords words, int batchSize) {
         this.blocks = blocks;
-        this.freeLists = new FreeLists(blocks);
+        this.words = words;
+        this.freeLists = new FreeLists(blocks, words);
         this.releaseLists = new ReleaseLists(batchSize);
     }
 
@@ -146,7 +135,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         if (!neverUsed) {
             SliceHeader.clearPayload(block, header, length); // A3: reused memory holds a removed slice's bytes
         }
-        int version = Reference.versionOfEra((long) ERA.getVolatile(this)); // A2: after obtaining the memory
+        int version = Reference.versionOfEra(words.era()); // A2: after obtaining the memory
         SliceHeader.initialize(block, header, capacity, SliceHeader.state(version, length));
         liveSlices.increment();
         return Reference.of(g, version);
@@ -249,7 +238,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     /** R1-R3: called with a batch of deleted references, by the thread that filled or drained it. */
     @Override
     public void reclaim(long[] refs, int count) {
-        ERA.getAndAdd(this, 1L); // R1
+        words.advanceEra(); // R1
         long[] announced = hazards.announcedGranules(); // R2
         long[] kept = null;
         int keptCount = 0;
@@ -328,17 +317,17 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     }
 
     long era() {
-        return (long) ERA.getVolatile(this);
+        return words.era();
     }
 
     /**
-     * Records in {@code state} what a later pool over the same memory needs ({@link #restore}): with no operation
-     * running, after every release stripe was drained, so that no deleted slice is left out of the free lists.
+     * Records in {@code state} what a later pool over the same memory needs besides the allocator's words, which
+     * are in it already ({@link #restore}): with no operation running, after every release stripe was drained, so
+     * that no deleted slice is left out of the free lists.
      */
     void save(MemorySegment state) {
         reclaimAll();
-        PoolStateLayout.write(state, blocks.bumpedGranules(), blocks.wastedGranules(), era(), liveSlices(),
-                freeLists.freeGranules(), freeLists.heads());
+        PoolStateLayout.writeCounts(state, liveSlices(), freeLists.freeGranules());
     }
 
     /**
@@ -348,18 +337,21 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
      */
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
+        words.clearHeads(); // the sweep frees every granule outside the live slices, those on the lists included
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
         blocks.restore(result.bump(), result.wastedGranules());
-        ERA.setVolatile(this, era);
+        words.setEra(era);
         liveSlices.add(live.length);
         return result;
     }
 
-    /** Continues from what {@link #save} recorded in {@code state}. Before any use. */
+    /**
+     * Continues from the words a clean close left and the counts {@link #save} recorded in {@code state}: reserves
+     * every block below the bump pointer. Before any use.
+     */
     void restore(MemorySegment state) {
-        blocks.restore(PoolStateLayout.bump(state), PoolStateLayout.wasted(state));
-        freeLists.restore(PoolStateLayout.heads(state), PoolStateLayout.freeGranules(state));
-        ERA.setVolatile(this, PoolStateLayout.era(state));
+        blocks.restore(words.bump(), words.wasted());
+        freeLists.restore(PoolStateLayout.freeGranules(state));
         liveSlices.add(PoolStateLayout.liveSlices(state));
     }
 }

@@ -83,21 +83,27 @@ public final class Pool implements MemoryPool {
     }
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
-        this(blockSize, memoryLimit, reclamation, source, null, null, false);
+        this(blockSize, memoryLimit, reclamation, source, new AllocatorWords.OnHeap(classCount(blockSize)), null, null,
+                false);
     }
 
-    private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, MemorySegment state,
-            FileHooks file, boolean readOnly) {
+    private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, AllocatorWords words,
+            MemorySegment state, FileHooks file, boolean readOnly) {
         this.readOnly = readOnly;
         this.file = file;
-        this.blocks = new Blocks(blockSize, memoryLimit, source);
+        this.blocks = new Blocks(blockSize, memoryLimit, source, words);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
         this.state = state;
         this.allocator = switch (reclamation) {
-            case NOVA -> new NovaAllocator(blocks);
+            case NOVA -> new NovaAllocator(blocks, words);
             case GROW_ONLY -> new GrowOnlyAllocator(blocks);
         };
+    }
+
+    /** The number of free-list size classes of a pool of blocks of {@code blockSize} bytes. */
+    private static int classCount(int blockSize) {
+        return FreeLists.classCount((long) blockSize >>> SliceHeader.GRANULE_SHIFT);
     }
 
     /**
@@ -118,7 +124,8 @@ public final class Pool implements MemoryPool {
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         BlockSource source = new RegionBlockSource(blockArea, state, file.takeSpace(), file.close());
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source, state, file, false);
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
+                new AllocatorWords.InFile(state, classCount(blockSize)), state, file, false);
         pool.recoveryCause = recoveryCause(state);
         pool.needsRecovery = pool.recoveryCause != null;
         if (pool.needsRecovery) {
@@ -208,7 +215,7 @@ public final class Pool implements MemoryPool {
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
-                state, null, true);
+                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), state, null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
         if (pool.closedCleanly()) {

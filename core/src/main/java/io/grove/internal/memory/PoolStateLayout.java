@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The record in which a pool over a file keeps, between one process's close and the next open, what its allocator
- * otherwise holds on the heap; the only place that computes offsets inside it.
+ * The record in which a pool over a file keeps its allocator's state; the only place that computes offsets inside
+ * it.
  *
  * <pre>
  * byte offset  0  status (long: 0 never used, 1 open, 2 closed cleanly, 3 closed cleanly and forced)
@@ -15,8 +15,10 @@ import java.lang.foreign.ValueLayout;
  *             56  reserved bytes (long)         64  boot id of the last open (2 longs: {@link BootId}, 0 unknown)
  *             80  size classes n (long)         88  n free-list heads (long each: ABA tag and granule + 1)
  * </pre>
- * In the platform's byte order, as the slices are. While the file is open only the status, the root and the
- * reserved bytes are current; the rest is written by a clean close and read by the next open. A file whose status
+ * In the platform's byte order, as the slices are. The bump granule, wasted granules, era, size classes and
+ * free-list heads are the allocator's own words ({@link AllocatorWords.InFile}), current at every moment; so are
+ * the status, the root and the reserved bytes. Live slices and free granules are written by a clean close and
+ * read by the next open (while it is open, each process counts on its heap). A file whose status
  * says open was not closed cleanly: its process died, or it is open in another process. Reserved bytes: how much
  * of the block area has been handed out as blocks, in order ({@link RegionBlockSource}), written before a block is
  * first used; nothing beyond it was ever written, so a reopen after a killed process knows where fresh (zero)
@@ -31,9 +33,9 @@ final class PoolStateLayout {
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final long STATUS = 0;
-    private static final long BUMP = 8;
-    private static final long WASTED = 16;
-    private static final long ERA = 24;
+    static final long BUMP = 8;
+    static final long WASTED = 16;
+    static final long ERA = 24;
     private static final long LIVE = 32;
     private static final long FREE = 40;
     private static final long ROOT = 48;
@@ -43,6 +45,20 @@ final class PoolStateLayout {
     private static final long HEADS = 88;
 
     private PoolStateLayout() {}
+
+    /** Where the head of free list {@code c} is. */
+    static long headOffset(int c) {
+        return HEADS + 8L * c;
+    }
+
+    /** The number of size classes whose heads the record holds (0 in a record never used). */
+    static long classes(MemorySegment state) {
+        return state.get(LONG, CLASSES);
+    }
+
+    static void setClasses(MemorySegment state, long classes) {
+        state.set(LONG, CLASSES, classes);
+    }
 
     /** The bytes a record with {@code classes} size classes takes. */
     static long sizeFor(int classes) {
@@ -106,20 +122,13 @@ final class PoolStateLayout {
         return state.get(LONG, FREE);
     }
 
-    static long[] heads(MemorySegment state) {
-        long n = state.get(LONG, CLASSES);
-        long[] heads = new long[(int) n];
-        MemorySegment.copy(state, LONG, HEADS, heads, 0, heads.length);
-        return heads;
+    static long head(MemorySegment state, int c) {
+        return state.get(LONG, headOffset(c));
     }
 
-    static void write(MemorySegment state, long bump, long wasted, long era, long live, long free, long[] heads) {
-        state.set(LONG, BUMP, bump);
-        state.set(LONG, WASTED, wasted);
-        state.set(LONG, ERA, era);
+    /** Records the counts a clean close leaves for the next open. */
+    static void writeCounts(MemorySegment state, long live, long free) {
         state.set(LONG, LIVE, live);
         state.set(LONG, FREE, free);
-        state.set(LONG, CLASSES, heads.length);
-        MemorySegment.copy(heads, 0, state, LONG, HEADS, heads.length);
     }
 }
