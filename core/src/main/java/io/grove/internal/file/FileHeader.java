@@ -47,10 +47,10 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * array. 5 (2026-11-27): 24-byte entry headers with an entry identity, 96-byte segment records. 6 (2026-11-27):
      * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). 7 (2026-12-06): the
      * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes
-     * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. Files of formats 1 to 7
-     * were never released.
+     * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. 9 (2026-12-06): the
+     * hazard slots of every process in the file, before the blocks. Files of formats 1 to 8 were never released.
      */
-    public static final int FORMAT_VERSION = 8;
+    public static final int FORMAT_VERSION = 9;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
@@ -62,8 +62,12 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
     public static final long STATE_SIZE = 44 * 1024;
     /** Where the table of the processes that have the file open starts ({@link ProcessTable}). */
     public static final long PROCESSES_OFFSET = STATE_OFFSET + STATE_SIZE;
+    /** Where the hazard slots of the processes' writes in progress start (Nova's TAP, kept in the file). */
+    public static final long HAZARDS_OFFSET = PROCESSES_OFFSET + ProcessTable.SIZE;
+    /** The bytes of the hazard slots: 1,024 slots, one per 64-byte line. */
+    public static final long HAZARDS_SIZE = 64 * 1024;
     /** Where the pool's blocks start: granule 0 of the pool. */
-    public static final long BLOCKS_OFFSET = PROCESSES_OFFSET + ProcessTable.SIZE;
+    public static final long BLOCKS_OFFSET = HAZARDS_OFFSET + HAZARDS_SIZE;
     /** The longest serializer identity, in UTF-8 bytes. */
     public static final int MAX_IDENTITY_BYTES = 1024;
 

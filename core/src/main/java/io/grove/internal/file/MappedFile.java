@@ -296,6 +296,16 @@ public final class MappedFile implements AutoCloseable {
         return mapping.asSlice(FileHeader.STATE_OFFSET, FileHeader.STATE_SIZE);
     }
 
+    /** The hazard slots of the processes' writes in progress. */
+    public MemorySegment hazards() {
+        return mapping.asSlice(FileHeader.HAZARDS_OFFSET, FileHeader.HAZARDS_SIZE);
+    }
+
+    /** This process's record in the file's process table. */
+    public int processRecord() {
+        return processes.record();
+    }
+
     /** The pool's block area: granule 0 at its start. */
     public MemorySegment blocks() {
         return mapping.asSlice(FileHeader.BLOCKS_OFFSET, header.blockAreaSize());

@@ -137,6 +137,11 @@ public final class ProcessTable {
         table.set(LONG, base + STATE, TAKEN);
     }
 
+    /** This process's record, taken by {@link #join}. */
+    int record() {
+        return slot;
+    }
+
     /**
      * The processes that had the file open and ended without closing it, found by {@link #join}, in the order of
      * their records; empty if none.

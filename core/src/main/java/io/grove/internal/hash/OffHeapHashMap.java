@@ -147,7 +147,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         MappedFile file = MappedFile.openOrCreate(path, header);
         Pool pool;
         try {
-            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(),
+            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(), file.hazards(),
+                    file.processRecord(),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace));
         } catch (IllegalStateException e) {
             file.close();

@@ -83,19 +83,20 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     private final Blocks blocks;
     private final AllocatorWords words;
     private final FreeLists freeLists;
-    private final HazardSlots hazards = new HazardSlots();
+    private final HazardSlots hazards;
     private final ReleaseLists releaseLists;
     private final LongAdder releasedGranules = new LongAdder();
     private final LongAdder liveSlices = new LongAdder();
     private final Object slowPathLock = new Object();
 
-    NovaAllocator(Blocks blocks, AllocatorWords words) {
-        this(blocks, words, BATCH_SIZE);
+    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards) {
+        this(blocks, words, hazards, BATCH_SIZE);
     }
 
-    NovaAllocator(Blocks blocks, AllocatorWords words, int batchSize) {
+    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, int batchSize) {
         this.blocks = blocks;
         this.words = words;
+        this.hazards = hazards;
         this.freeLists = new FreeLists(blocks, words);
         this.releaseLists = new ReleaseLists(batchSize);
     }

@@ -83,12 +83,12 @@ public final class Pool implements MemoryPool {
     }
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
-        this(blockSize, memoryLimit, reclamation, source, new AllocatorWords.OnHeap(classCount(blockSize)), null, null,
-                false);
+        this(blockSize, memoryLimit, reclamation, source, new AllocatorWords.OnHeap(classCount(blockSize)),
+                new HazardSlots.OnHeap(), null, null, false);
     }
 
     private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, AllocatorWords words,
-            MemorySegment state, FileHooks file, boolean readOnly) {
+            HazardSlots hazards, MemorySegment state, FileHooks file, boolean readOnly) {
         this.readOnly = readOnly;
         this.file = file;
         this.blocks = new Blocks(blockSize, memoryLimit, source, words);
@@ -96,7 +96,7 @@ public final class Pool implements MemoryPool {
         this.reclamation = reclamation;
         this.state = state;
         this.allocator = switch (reclamation) {
-            case NOVA -> new NovaAllocator(blocks, words);
+            case NOVA -> new NovaAllocator(blocks, words, hazards);
             case GROW_ONLY -> new GrowOnlyAllocator(blocks);
         };
     }
@@ -107,16 +107,19 @@ public final class Pool implements MemoryPool {
     }
 
     /**
-     * A Nova pool whose blocks are {@code blockArea} (e.g. a mapped file's) and whose allocator state is kept in
-     * {@code state} across processes: a record left by a clean {@link #close()} is continued (same bump pointer,
-     * free lists and era, so every slice and reference of the earlier pool is valid again), a zero one starts
-     * empty, and one that says the pool is open (its process was killed: the caller knows that no live process has
-     * it open) gives a pool that {@link #needsRecovery() needs recovery}. Closing records the state, forces the
-     * file if {@code file} says so, and then runs its {@code close}.
+     * A Nova pool whose blocks are {@code blockArea} (e.g. a mapped file's), whose allocator state is kept in
+     * {@code state} across processes and whose hazard slots are {@code hazards}, filled by the process in record
+     * {@code processRecord} of the file's process table. A record left by a clean {@link #close()} is continued
+     * (same bump pointer, free lists and era, so every slice and reference of the earlier pool is valid again), a
+     * zero one starts empty, and one that says the pool is open (its process was killed: the caller knows that no
+     * live process has it open) gives a pool that {@link #needsRecovery() needs recovery}. The caller has the file
+     * alone (no other process has it open): the hazard slots are emptied. Closing records the state, forces the file
+     * if {@code file} says so, and then runs its {@code close}.
      *
      * @throws IllegalStateException if the record is damaged
      */
-    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state, FileHooks file) {
+    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state,
+            MemorySegment hazards, int processRecord, FileHooks file) {
         long status = PoolStateLayout.status(state);
         if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.OPEN
                 && !PoolStateLayout.isClosed(status)) {
@@ -124,8 +127,10 @@ public final class Pool implements MemoryPool {
         }
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         BlockSource source = new RegionBlockSource(blockArea, state, file.takeSpace(), file.close());
+        HazardSlots.InFile slots = new HazardSlots.InFile(hazards, processRecord);
+        slots.clearAll(); // left by processes that ended: the caller has the file alone
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                new AllocatorWords.InFile(state, classCount(blockSize)), state, file, false);
+                new AllocatorWords.InFile(state, classCount(blockSize)), slots, state, file, false);
         pool.recoveryCause = recoveryCause(state);
         pool.needsRecovery = pool.recoveryCause != null;
         if (pool.needsRecovery) {
@@ -215,7 +220,8 @@ public final class Pool implements MemoryPool {
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
-                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), state, null, true);
+                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), state, null,
+                true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
         if (pool.closedCleanly()) {

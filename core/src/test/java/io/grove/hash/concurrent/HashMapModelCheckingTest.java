@@ -80,7 +80,8 @@ public class HashMapModelCheckingTest extends HashMapOperations {
                 .actorsBefore(1).actorsAfter(1).sequentialSpecification(SequentialMapSpec.class)
                 .addGuarantee(forClasses("io.grove.internal.memory.NovaAllocator",
                         "io.grove.internal.memory.ReleaseLists", "io.grove.internal.memory.FreeLists",
-                        "io.grove.internal.memory.HazardSlots", "io.grove.internal.memory.LongList")
+                        "io.grove.internal.memory.HazardSlots",
+                        "io.grove.internal.memory.HazardSlots$OnHeap", "io.grove.internal.memory.LongList")
                         .allMethods().treatAsAtomic())
                 .check(HashMapModelCheckingTest.class);
     }

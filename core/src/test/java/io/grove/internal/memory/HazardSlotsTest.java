@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.lang.foreign.Arena;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,7 +14,26 @@ import org.junit.jupiter.api.Test;
 class HazardSlotsTest {
     @Test
     void announcedGranulesAreSortedAndNoneAllocatesNothing() {
-        HazardSlots hazards = new HazardSlots();
+        check(new HazardSlots.OnHeap());
+    }
+
+    /**
+     * A file's slots (here in memory of the same size) hold the writer's process record beside the granule: the
+     * granules come back without it; emptied at once by a process that opens the file alone.
+     */
+    @Test
+    void aFilesSlotsGiveTheGranulesAlone() {
+        try (Arena arena = Arena.ofConfined()) {
+            HazardSlots.InFile hazards = new HazardSlots.InFile(arena.allocate(64 * 1024, 64), 255);
+            check(hazards);
+            hazards.announce(Reference.of(Reference.GRANULE_MASK, 7));
+            assertArrayEquals(new long[] {Reference.GRANULE_MASK}, hazards.announcedGranules());
+            hazards.clearAll();
+            assertEquals(0, hazards.announcedGranules().length);
+        }
+    }
+
+    private static void check(HazardSlots hazards) {
         long[] none = hazards.announcedGranules();
         assertEquals(0, none.length);
         assertSame(none, hazards.announcedGranules(), "no new array when no write is announced");

@@ -66,7 +66,8 @@ public class SortedMapModelCheckingTest extends SortedMapOperations {
                 .actorsBefore(1).actorsAfter(1).sequentialSpecification(SortedMapSpec.class)
                 .addGuarantee(forClasses("io.grove.internal.memory.NovaAllocator",
                         "io.grove.internal.memory.ReleaseLists", "io.grove.internal.memory.FreeLists",
-                        "io.grove.internal.memory.HazardSlots", "io.grove.internal.memory.LongList",
+                        "io.grove.internal.memory.HazardSlots",
+                        "io.grove.internal.memory.HazardSlots$OnHeap", "io.grove.internal.memory.LongList",
                         "io.grove.internal.sorted.PrefixPlan")
                         .allMethods().treatAsAtomic())
                 .check(SortedMapModelCheckingTest.class);
