@@ -48,9 +48,10 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). 7 (2026-12-06): the
      * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes
      * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. 9 (2026-12-06): the
-     * hazard slots of every process in the file, before the blocks. Files of formats 1 to 8 were never released.
+     * hazard slots of every process in the file, before the blocks. 10 (2026-12-06): a segment's lock holds its
+     * holder's process record plus one (1 in memory), -1 once closed. Files of formats 1 to 9 were never released.
      */
-    public static final int FORMAT_VERSION = 9;
+    public static final int FORMAT_VERSION = 10;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */

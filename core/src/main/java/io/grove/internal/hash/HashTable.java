@@ -108,6 +108,8 @@ final class HashTable {
     private final SegmentGrowth growth;
     /** Whether entries carry a check word ({@link EntryLayout}): in a table in a file. */
     private final boolean checked;
+    /** What this process's threads store in a segment's lock to hold it: its process record plus one. */
+    private final int holder;
     /**
      * The bytes of each cell of the slot arrays ({@link SlotLayout}): {@link SlotLayout#SLOT_CELL} (slots only), or
      * a multiple of 16 in a table whose entries lie in its cells where they fit.
@@ -131,6 +133,7 @@ final class HashTable {
         this.pool = pool;
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
+        this.holder = pool.processRecord() + 1;
         this.cellBytes = cellBytes;
         this.cellGranules = cellBytes / CELL_ALIGNMENT;
         this.growth = new SegmentGrowth(pool, cellBytes);
@@ -189,6 +192,7 @@ final class HashTable {
         this.pool = pool;
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
+        this.holder = pool.processRecord() + 1;
         this.directory = directory;
         if (!pool.isLive(directory)) {
             throw new IllegalStateException("no live hash table directory at reference " + directory);
@@ -431,7 +435,7 @@ final class HashTable {
     void quiesce() {
         long self = Thread.currentThread().threadId();
         for (int s = 0; s < segmentCount(); s++) {
-            if (SegmentLayout.owner(segmentBlocks[s], segmentOffsets[s]) == self) {
+            if (SegmentLayout.heldBy(segmentBlocks[s], segmentOffsets[s], holder, self)) {
                 throw new IllegalStateException("the map cannot be closed by one of its own operations (a callback)");
             }
         }
@@ -439,7 +443,7 @@ final class HashTable {
         for (int s = 0; s < segmentCount(); s++) {
             MemorySegment sb = segmentBlocks[s];
             long so = segmentOffsets[s];
-            for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
+            for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
                 Backoff.pause(spins);
             }
             SegmentLayout.markClosed(sb, so);
@@ -630,7 +634,7 @@ final class HashTable {
      * lock, used the map again), which would wait for ever.
      */
     void checkNotHeldByCaller(int s) {
-        if (SegmentLayout.owner(segmentBlocks[s], segmentOffsets[s]) == Thread.currentThread().threadId()) {
+        if (SegmentLayout.heldBy(segmentBlocks[s], segmentOffsets[s], holder, Thread.currentThread().threadId())) {
             throw new IllegalStateException("Recursive update: a function passed to the map, running under the lock"
                     + " of a segment, used the map on a key of that segment");
         }
@@ -671,12 +675,12 @@ final class HashTable {
         }
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        for (int spins = 0; !SegmentLayout.tryLock(sb, so); spins++) {
+        for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
             if (SegmentLayout.isClosed(sb, so)) {
                 endWrite(token);
                 throw closed();
             }
-            if (spins > 0 && SegmentLayout.owner(sb, so) == Thread.currentThread().threadId()) {
+            if (spins > 0 && SegmentLayout.heldBy(sb, so, holder, Thread.currentThread().threadId())) {
                 endWrite(token);
                 checkNotHeldByCaller(s);
             }
@@ -702,7 +706,7 @@ final class HashTable {
         }
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        if (!SegmentLayout.tryLock(sb, so)) {
+        if (!SegmentLayout.tryLock(sb, so, holder)) {
             endWrite(token);
             return -1;
         }

@@ -22,8 +22,10 @@ import java.lang.invoke.VarHandle;
  * </pre>
  *
  * <ul>
- *   <li>lock: 0 free, 1 held, 2 closed (the map was closed on a pool that stays open: the segment is locked for
- *       good and its version stays odd, so every operation that still reaches it fails). Writers take it with a
+ *   <li>lock: 0 free; while held, its holder's process record in the file's process table plus one (1 in a pool
+ *       in memory), so that a process waiting for it knows whose it is; -1 closed (the map was closed, on a pool
+ *       that stays open or by the last process to close a file: the segment is locked for good and, on a pool that
+ *       stays open, its version stays odd, so every operation that still reaches it fails). Writers take it with a
  *       CAS (acquire) and drop it with {@code setRelease}. It lives off heap so that a file-backed table is
  *       locked across processes.
  *   <li>version: a seqlock for lock-free readers. Even while the segment is stable; a writer holding the lock makes
@@ -43,7 +45,8 @@ import java.lang.invoke.VarHandle;
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
  *   <li>owner: the {@link Thread#threadId() id} of the thread holding the lock, 0 while it is free; written by the
- *       holder only, so a thread that reads its own id there holds the lock. A thread about to wait for the lock,
+ *       holder only, so a thread that reads its own id there, and its process's in the lock, holds the lock (thread
+ *       ids repeat across processes). A thread about to wait for the lock,
  *       or for something only the holder ends, checks it first: a user function that runs under the lock and
  *       calls the map again would otherwise wait for itself for ever.
  *   <li>spare entries, spare bytes: in a bounded map, the part of the bound ({@link Budget}) the segment holds
@@ -56,7 +59,7 @@ import java.lang.invoke.VarHandle;
 final class SegmentLayout {
     static final int SIZE = 96;
     private static final int LOCK = 0;
-    private static final int CLOSED = 2;
+    private static final int CLOSED = -1;
     private static final int SLOT_BITS = 4;
     private static final int VERSION = 8;
     private static final int COUNT = 16;
@@ -74,17 +77,30 @@ final class SegmentLayout {
 
     private SegmentLayout() {}
 
-    static boolean tryLock(MemorySegment block, long segment) {
-        return (int) INT.getVolatile(block, segment + LOCK) == 0 && INT.compareAndSet(block, segment + LOCK, 0, 1);
+    /** Takes the lock for {@code holder} (a process record plus one) if it is free. */
+    static boolean tryLock(MemorySegment block, long segment, int holder) {
+        return (int) INT.getVolatile(block, segment + LOCK) == 0
+                && INT.compareAndSet(block, segment + LOCK, 0, holder);
     }
 
     /** Whether the lock is held now (not free, not closed), for a check of a table at rest. */
     static boolean isLocked(MemorySegment block, long segment) {
-        return (int) INT.getAcquire(block, segment + LOCK) == 1;
+        return (int) INT.getAcquire(block, segment + LOCK) > 0;
+    }
+
+    /** Whether the calling thread, of the process whose lock value is {@code holder}, holds the lock. */
+    static boolean heldBy(MemorySegment block, long segment, int holder, long threadId) {
+        return (long) LONG.get(block, segment + OWNER) == threadId
+                && (int) INT.getAcquire(block, segment + LOCK) == holder;
     }
 
     static long owner(MemorySegment block, long segment) {
         return (long) LONG.get(block, segment + OWNER);
+    }
+
+    /** The lock's value: 0 free, -1 closed, else its holder's process record plus one. */
+    static int lockValue(MemorySegment block, long segment) {
+        return (int) INT.getAcquire(block, segment + LOCK);
     }
 
     /** By the lock's holder, after taking it (its id) and before releasing it (0). */

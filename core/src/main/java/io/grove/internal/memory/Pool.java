@@ -34,6 +34,8 @@ public final class Pool implements MemoryPool {
     private final MemorySegment state;
     /** Whether this pool only reads its file ({@link #forReading}): its close records nothing. */
     private final boolean readOnly;
+    /** The record of this process in the file's process table; 0 for a pool in memory. */
+    private final int processRecord;
     /** What to do with the file of a pool over one ({@link #overRegion}), else {@code null}. */
     private final FileHooks file;
     /** Whether the file cannot be continued as recorded ({@link #recoveryCause}) and {@link #recover} has not run. */
@@ -84,12 +86,13 @@ public final class Pool implements MemoryPool {
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
         this(blockSize, memoryLimit, reclamation, source, new AllocatorWords.OnHeap(classCount(blockSize)),
-                new HazardSlots.OnHeap(), null, null, false);
+                new HazardSlots.OnHeap(), 0, null, null, false);
     }
 
     private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, AllocatorWords words,
-            HazardSlots hazards, MemorySegment state, FileHooks file, boolean readOnly) {
+            HazardSlots hazards, int processRecord, MemorySegment state, FileHooks file, boolean readOnly) {
         this.readOnly = readOnly;
+        this.processRecord = processRecord;
         this.file = file;
         this.blocks = new Blocks(blockSize, memoryLimit, source, words);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
@@ -130,7 +133,7 @@ public final class Pool implements MemoryPool {
         HazardSlots.InFile slots = new HazardSlots.InFile(hazards, processRecord);
         slots.clearAll(); // left by processes that ended: the caller has the file alone
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                new AllocatorWords.InFile(state, classCount(blockSize)), slots, state, file, false);
+                new AllocatorWords.InFile(state, classCount(blockSize)), slots, processRecord, state, file, false);
         pool.recoveryCause = recoveryCause(state);
         pool.needsRecovery = pool.recoveryCause != null;
         if (pool.needsRecovery) {
@@ -220,7 +223,7 @@ public final class Pool implements MemoryPool {
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
-                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), state, null,
+                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), 0, state, null,
                 true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
@@ -277,6 +280,14 @@ public final class Pool implements MemoryPool {
         if (file != null) {
             file.force().run();
         }
+    }
+
+    /**
+     * The record of this process in the process table of the pool's file ({@link #overRegion}); 0 for a pool in
+     * memory.
+     */
+    public int processRecord() {
+        return processRecord;
     }
 
     /** Whether this pool's memory is a file's ({@link #overRegion}). */

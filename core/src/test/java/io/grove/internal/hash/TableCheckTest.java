@@ -163,7 +163,7 @@ class TableCheckTest {
 
     @Test
     void aHeldLockAndAnUnfinishedMutationAreFound() {
-        assertFinds("locked", map -> SegmentLayout.tryLock(map.table.block(1), map.table.offset(1)));
+        assertFinds("locked", map -> SegmentLayout.tryLock(map.table.block(1), map.table.offset(1), 1));
         assertFinds("odd version", map -> SegmentLayout.beginMutation(map.table.block(1), map.table.offset(1)));
     }
 

@@ -375,7 +375,7 @@ class TableRecoveryTest {
             }
             MemorySegment sb = map.table.block(0);
             long so = map.table.offset(0);
-            assertTrue(SegmentLayout.tryLock(sb, so));
+            assertTrue(SegmentLayout.tryLock(sb, so, 1));
             SegmentLayout.setOwner(sb, so, 12345);
             SegmentLayout.beginMutation(sb, so);
             SegmentLayout.setCount(sb, so, SegmentLayout.count(sb, so) + 7);
