@@ -1,11 +1,9 @@
 package io.grove.hash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.grove.GroveFileException;
 import io.grove.GroveHashMap;
 import io.grove.internal.tool.FileTool;
 import java.io.ByteArrayOutputStream;
@@ -22,7 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,8 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * rarely hits, are built one by one in {@code TableRecoveryTest}.
  */
 class CrashTest {
-    private static final int THREADS = 3;
-    private static final int KEYS = 4_000;
+    static final int THREADS = 3;
+    static final int KEYS = 4_000;
 
     @TempDir
     Path dir;
@@ -88,7 +85,7 @@ class CrashTest {
     }
 
     /** What a killed child printed: the operations each thread acknowledged, and the one it had in flight. */
-    private static final class Child {
+    static final class Child {
         final List<String> lines = new ArrayList<>();
         long operations;
 
@@ -176,7 +173,7 @@ class CrashTest {
     }
 
     /** A child JVM running a {@link CrashWriter} on {@code file}, its output going to {@code output}. */
-    private static ProcessBuilder writer(Path file, boolean cells, long seed, Path output, Path errors) {
+    static ProcessBuilder writer(Path file, boolean cells, long seed, Path output, Path errors) {
         Path classes = Path.of("target", "classes").toAbsolutePath();
         Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
         String java = ProcessHandle.current().info().command()
@@ -191,7 +188,7 @@ class CrashTest {
      * Starts a {@link CrashWriter} on {@code file}, its output going to {@code output} (a file keeps every line
      * written, whatever happens to the process), and returns once it has the map open.
      */
-    private static Process startWriting(Path file, boolean cells, long seed, Path output, Path errors)
+    static Process startWriting(Path file, boolean cells, long seed, Path output, Path errors)
             throws IOException, InterruptedException {
         Process process = writer(file, cells, seed, output, errors).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -205,77 +202,8 @@ class CrashTest {
         return process;
     }
 
-    /**
-     * While a live process has the file open, opening it here is refused, naming the process, and changes nothing
-     * (the operating system's locks on the file's process table say the process is alive); once the process is
-     * killed, {@code inspect} names it as ended without closing the file, and the file opens and is recovered.
-     */
-    @Test
-    void aFileOpenInALiveProcessIsRefusedUntilTheProcessDies() throws Exception {
-        Path file = dir.resolve("shared.grove");
-        Process process = startWriting(file, false, 1, dir.resolve("child.out"), dir.resolve("child.err"));
-        try {
-            GroveFileException refused = assertThrows(GroveFileException.class,
-                    () -> CrashWriter.builder(file, false).build());
-            assertTrue(refused.getMessage().contains("is open in another process (process " + process.pid()
-                    + " (started "), refused.getMessage());
-            assertTrue(refused.getMessage().contains(file.toString()), refused.getMessage());
-            assertTrue(tool("inspect", file).contains("open now        true, in 1 process(es)\n  process "
-                    + process.pid()), tool("inspect", file));
-            long written = Files.size(dir.resolve("child.out"));
-            for (int wait = 0; wait < 3_000 && Files.size(dir.resolve("child.out")) < written + 10_000; wait++) {
-                Thread.sleep(10);
-            }
-            assertTrue(process.isAlive(), "the refused open disturbed the writer");
-        } finally {
-            process.destroyForcibly();
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
-        }
-        String afterKill = tool("inspect", file);
-        assertTrue(afterKill.contains("open now        false"), afterKill);
-        assertTrue(afterKill.contains("ended without closing it: process " + process.pid()), afterKill);
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            assertTrue(map.size() > 0, "the writer wrote nothing");
-        }
-        assertTrue(!tool("inspect", file).contains("ended without closing it"), tool("inspect", file));
-    }
-
-    /**
-     * A tool run in the process that has the file open keeps that process's locks: it reads through the open
-     * file's channel, since closing a second descriptor of the file would release every lock the process holds on
-     * it (POSIX), and another process would then open the file beside this one.
-     */
-    @Test
-    void aToolRunBesideTheOpenMapKeepsTheFileLocked() throws Exception {
-        Path file = dir.resolve("tool.grove");
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            map.put(1L, "one");
-            assertTrue(tool("inspect", file).contains("open now        true, in 1 process(es)\n  process "
-                    + ProcessHandle.current().pid()), tool("inspect", file));
-            assertTrue(tool("verify", file).contains("a map has the file open (process "
-                    + ProcessHandle.current().pid()), tool("verify", file));
-            Path output = dir.resolve("refused.out");
-            Path errors = dir.resolve("refused.err");
-            Process child = writer(file, false, 1, output, errors).start();
-            try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (child.isAlive() && Files.size(output) == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertEquals(0, Files.size(output), "the child opened the file beside this process");
-                assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child neither opened the file nor ended");
-                String refusal = Files.readString(errors);
-                assertTrue(refusal.contains("is open in another process (process " + ProcessHandle.current().pid()),
-                        refusal);
-            } finally {
-                child.destroyForcibly().waitFor();
-            }
-            assertEquals("one", map.get(1L));
-        }
-    }
-
     /** The output of {@link FileTool} run here with {@code command} on {@code file}. */
-    private static String tool(String command, Path file) {
+    static String tool(String command, Path file) {
         ByteArrayOutputStream report = new ByteArrayOutputStream();
         FileTool.run(new String[] {command, file.toString()}, new PrintStream(report, true, StandardCharsets.UTF_8),
                 new PrintStream(report, true, StandardCharsets.UTF_8));

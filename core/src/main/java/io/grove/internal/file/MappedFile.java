@@ -2,11 +2,13 @@ package io.grove.internal.file;
 
 import io.grove.GroveFileException;
 import io.grove.GroveOutOfMemoryException;
+import io.grove.internal.memory.Pool;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -246,6 +248,23 @@ public final class MappedFile implements AutoCloseable {
         return processes.departed();
     }
 
+    /** Whether this process opened the file with no other process having it open. */
+    public boolean alone() {
+        return processes.alone();
+    }
+
+    /**
+     * Begins this process's close of the file: no other process opens or closes it until {@link #close}. Returns
+     * whether this process is the last to have it open.
+     */
+    public boolean beginClose() {
+        try {
+            return processes.beginLeave();
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot change its locks: " + e, e);
+        }
+    }
+
     /**
      * Ends the opening: the file's table is ready (recovered, if it needed it), and other processes may open or
      * close the file.
@@ -333,6 +352,27 @@ public final class MappedFile implements AutoCloseable {
         } catch (IOException e) {
             throw new GroveOutOfMemoryException(name + " cannot grow by " + length + " bytes at offset "
                     + (FileHeader.BLOCKS_OFFSET + offset) + " on its device: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Takes the file's growth lock ({@link ProcessTable}), under which a process has the device take new blocks and
+     * records them; waits while another process holds it.
+     *
+     * @throws GroveFileException if the lock cannot be taken
+     */
+    public Pool.HeldLock lockGrowth() {
+        try {
+            FileLock lock = processes.lockGrowth();
+            return () -> {
+                try {
+                    lock.release();
+                } catch (IOException e) {
+                    throw new GroveFileException(name, "cannot release its growth lock: " + e, e);
+                }
+            };
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot take its growth lock: " + e, e);
         }
     }
 

@@ -28,6 +28,7 @@ import java.util.List;
  *   byte 0                  the gate: exclusive while a process opens or closes the file
  *   byte 1                  the users' lock: shared by every process that has the file open; exclusive only
  *                           under the gate, by an opener that found no other process
+ *   byte 2                  the growth lock: exclusive while a process has the device take new blocks
  *   byte 64 + i             record i's lock: exclusive by the process in record i while it has the file open
  * </pre>
  *
@@ -56,6 +57,7 @@ public final class ProcessTable {
 
     private static final long GATE = 0;
     private static final long USERS = 1;
+    private static final long GROWTH = 2;
     private static final long FIRST_RECORD_LOCK = 64;
     private static final long RECORD = 64;
     private static final long FREE = 0;
@@ -82,6 +84,10 @@ public final class ProcessTable {
     private FileLock users;
     private FileLock recordLock;
     private int slot = -1;
+    /** Whether {@link #join} found no other process with the file open. */
+    private boolean alone;
+    /** Whether the gate could not be had in time for the close ({@link #beginLeave}): {@link #leave} goes on. */
+    private boolean gateStuck;
     private List<Process> departed = List.of();
 
     /**
@@ -96,29 +102,27 @@ public final class ProcessTable {
 
     /**
      * Joins the processes that have the file open: takes the gate, finds whether another process has the file open
-     * and, if none does, frees the records of processes that ended without closing it ({@link #departed}), then
-     * takes a record. Holds the gate until {@link #admitOthers} or {@link #leave}.
+     * ({@link #alone}) and, if none does, frees the records of processes that ended without closing it
+     * ({@link #departed}), then takes a record. Holds the gate until {@link #admitOthers} or {@link #leave}.
      *
-     * @throws GroveFileException if another process has the file open (sharing a file between live processes is
-     *     not built yet), if the gate stays taken, or if every record is taken
+     * @throws GroveFileException if the gate stays taken, or if every record is taken
      */
     void join() throws IOException {
         takeGate("opening");
         users = channel.tryLock(USERS, 1, false);
-        if (users == null) {
-            List<Process> live = liveProcesses();
-            throw new GroveFileException(name, "is open in another process ("
-                    + (live.isEmpty() ? "one that is opening or closing it" : live.getFirst()
-                            + (live.size() > 1 ? ", and " + (live.size() - 1) + " more" : "")) + ")");
-        }
-        List<Process> ended = new ArrayList<>();
-        for (int i = 0; i < SLOTS; i++) {
-            if (state(i) == TAKEN) {
-                ended.add(process(i));
-                table.set(LONG, i * RECORD + STATE, FREE);
+        alone = users != null;
+        if (alone) {
+            List<Process> ended = new ArrayList<>();
+            for (int i = 0; i < SLOTS; i++) {
+                if (state(i) == TAKEN) {
+                    ended.add(process(i));
+                    table.set(LONG, i * RECORD + STATE, FREE);
+                }
             }
+            departed = List.copyOf(ended);
+        } else {
+            users = channel.lock(USERS, 1, true); // held shared by the others: granted at once
         }
-        departed = List.copyOf(ended);
         for (int i = 0; i < SLOTS && slot < 0; i++) {
             FileLock lock = state(i) == FREE ? channel.tryLock(FIRST_RECORD_LOCK + i, 1, false) : null;
             if (lock != null) {
@@ -135,6 +139,11 @@ public final class ProcessTable {
         table.set(LONG, base + STARTED, self.info().startInstant().map(Instant::toEpochMilli).orElse(0L));
         table.set(LONG, base + OPENED, System.currentTimeMillis());
         table.set(LONG, base + STATE, TAKEN);
+    }
+
+    /** Whether {@link #join} found no other process with the file open. */
+    boolean alone() {
+        return alone;
     }
 
     /** This process's record, taken by {@link #join}. */
@@ -164,6 +173,29 @@ public final class ProcessTable {
     }
 
     /**
+     * Begins this process's close: takes the gate (so that no process opens or closes the file until {@link #leave})
+     * and returns whether this process is the last to have the file open, holding the users' lock exclusively if so.
+     * If the gate cannot be had in time, returns {@code false}: the file is then left as open, and the next process
+     * to open it alone recovers it.
+     */
+    boolean beginLeave() throws IOException {
+        if (gate == null) {
+            try {
+                takeGate("closing");
+            } catch (GroveFileException stuck) {
+                gateStuck = true;
+                return false;
+            }
+        }
+        if (!users.isShared()) {
+            return true; // never admitted others
+        }
+        users.release();
+        users = channel.tryLock(USERS, 1, false);
+        return users != null;
+    }
+
+    /**
      * Leaves the table: frees this process's record (under the gate, if it can be had in time) and its lock. The
      * channel's close then releases the others.
      */
@@ -171,7 +203,7 @@ public final class ProcessTable {
         if (slot < 0) {
             return;
         }
-        if (gate == null) {
+        if (gate == null && !gateStuck) {
             try {
                 takeGate("closing");
             } catch (GroveFileException stuck) {
@@ -198,6 +230,11 @@ public final class ProcessTable {
                         + " to finish opening or closing it");
             }
         }
+    }
+
+    /** Takes the growth lock, waiting while another process holds it. */
+    FileLock lockGrowth() throws IOException {
+        return channel.lock(GROWTH, 1, false);
     }
 
     /**

@@ -9,6 +9,8 @@ import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * The off-heap structure of {@link OffHeapHashMap}: segments, slot arrays and entries, all in Nova slices of one
@@ -119,6 +121,12 @@ final class HashTable {
     private final long cellGranules;
     /** Set by {@link #quiesce}: a lock taken after it is given back at once, and its operation fails as closed. */
     private volatile boolean quiescing;
+    /**
+     * In a table in a file, the operations of this process between the start of {@link #lock} or {@link #tryLock} and
+     * the end of {@link #unlock}: a close that leaves the file open in other processes waits until there are none
+     * ({@link #quiesce}); {@code null} in memory.
+     */
+    private final LongAdder lockedOperations;
     /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
     private volatile boolean quiesced;
 
@@ -134,6 +142,7 @@ final class HashTable {
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
+        this.lockedOperations = pool.inFile() ? new LongAdder() : null;
         this.cellBytes = cellBytes;
         this.cellGranules = cellBytes / CELL_ALIGNMENT;
         this.growth = new SegmentGrowth(pool, cellBytes);
@@ -193,6 +202,7 @@ final class HashTable {
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
+        this.lockedOperations = pool.inFile() ? new LongAdder() : null;
         this.directory = directory;
         if (!pool.isLive(directory)) {
             throw new IllegalStateException("no live hash table directory at reference " + directory);
@@ -430,16 +440,31 @@ final class HashTable {
      * that instant the file kept the lock taken: it reopened cleanly with a segment no writer could ever lock.) A
      * map that takes the table up again frees the marks ({@link #reopen}). Lock-free reads are not held back.
      *
+     * <p>{@code beginClose} says, once the callback check passed, whether this process is the last to have the
+     * table's file open (always for a table in memory). A process that closes a file other processes keep open must
+     * leave every lock free:
+     * it waits instead until no operation of its own is between its lock and its unlock ({@link #lockedOperations});
+     * one that starts after {@link #quiescing} was set fails before it touches a lock (both are sequentially
+     * consistent accesses: either the operation sees the flag or this method sees the operation).
+     *
      * @throws IllegalStateException if the calling thread holds a segment's lock (a map's callback closing it)
      */
-    void quiesce() {
+    void quiesce(BooleanSupplier beginClose) {
         long self = Thread.currentThread().threadId();
         for (int s = 0; s < segmentCount(); s++) {
             if (SegmentLayout.heldBy(segmentBlocks[s], segmentOffsets[s], holder, self)) {
                 throw new IllegalStateException("the map cannot be closed by one of its own operations (a callback)");
             }
         }
+        boolean last = beginClose.getAsBoolean();
         quiescing = true;
+        if (!last) {
+            for (int spins = 0; lockedOperations.sum() != 0; spins++) {
+                Backoff.pause(spins);
+            }
+            quiesced = true;
+            return;
+        }
         for (int s = 0; s < segmentCount(); s++) {
             MemorySegment sb = segmentBlocks[s];
             long so = segmentOffsets[s];
@@ -669,8 +694,12 @@ final class HashTable {
      * holds it. Throws {@link IllegalStateException} if the map was closed.
      */
     long lock(int s) {
+        if (!enterLocked()) {
+            throw closed();
+        }
         long token = sharedPool ? pool.beginWrite(segmentRefs[s]) : 0;
         if (token < 0) {
+            exitLocked();
             throw closed();
         }
         MemorySegment sb = segmentBlocks[s];
@@ -678,10 +707,12 @@ final class HashTable {
         for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
             if (SegmentLayout.isClosed(sb, so)) {
                 endWrite(token);
+                exitLocked();
                 throw closed();
             }
             if (spins > 0 && SegmentLayout.heldBy(sb, so, holder, Thread.currentThread().threadId())) {
                 endWrite(token);
+                exitLocked();
                 checkNotHeldByCaller(s);
             }
             Backoff.pause(spins);
@@ -689,6 +720,7 @@ final class HashTable {
         if (quiescing) {
             SegmentLayout.unlock(sb, so);
             endWrite(token);
+            exitLocked();
             throw closed();
         }
         SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
@@ -700,19 +732,25 @@ final class HashTable {
      * someone, or the map closed). Never waits, so a thread holding one lock may take another without deadlock.
      */
     long tryLock(int s) {
+        if (!enterLocked()) {
+            return -1;
+        }
         long token = sharedPool ? pool.beginWrite(segmentRefs[s]) : 0;
         if (token < 0) {
+            exitLocked();
             return -1;
         }
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         if (!SegmentLayout.tryLock(sb, so, holder)) {
             endWrite(token);
+            exitLocked();
             return -1;
         }
         if (quiescing) {
             SegmentLayout.unlock(sb, so);
             endWrite(token);
+            exitLocked();
             return -1;
         }
         SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
@@ -744,6 +782,28 @@ final class HashTable {
             }
         }
         endWrite(token);
+        exitLocked();
+    }
+
+    /**
+     * Counts a locked operation of this process in a table in a file ({@link #lockedOperations}); {@code false},
+     * counting nothing, if a close began.
+     */
+    private boolean enterLocked() {
+        if (lockedOperations != null) {
+            lockedOperations.increment();
+            if (quiescing) {
+                lockedOperations.decrement();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void exitLocked() {
+        if (lockedOperations != null) {
+            lockedOperations.decrement();
+        }
     }
 
     private void endWrite(long token) {

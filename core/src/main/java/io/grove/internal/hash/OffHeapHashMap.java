@@ -147,9 +147,11 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         MappedFile file = MappedFile.openOrCreate(path, header);
         Pool pool;
         try {
-            pool = Pool.overRegion(header.blockSize(), file.blocks(), file.state(), file.hazards(),
-                    file.processRecord(),
-                    new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace));
+            pool = Pool.overRegion(header.blockSize(),
+                    new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.processRecord(),
+                            file.alone()),
+                    new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
+                            file::lockGrowth, file::beginClose));
         } catch (IllegalStateException e) {
             file.close();
             throw new GroveFileException(file.name(), e.getMessage(), e);
@@ -907,7 +909,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         InternalError cutOff = null;
         if (ownsPool) {
             try {
-                table.quiesce(); // no allocation after the pool records its state (a file's) or frees its memory
+                table.quiesce(pool::beginClose); // no allocation after the pool records its state or frees its memory
             } catch (InternalError fault) { // the mapping was cut off under the map (its file truncated)
                 cutOff = fault; // released all the same, below
             }

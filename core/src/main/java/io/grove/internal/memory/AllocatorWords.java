@@ -7,7 +7,9 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The words every thread of a pool's allocator updates: the bump pointer and the granules it skipped
- * ({@link Blocks}), the era ({@link NovaAllocator}) and the head of each free list ({@link FreeLists}). Where they
+ * ({@link Blocks}), the era ({@link NovaAllocator}) and the head of each free list ({@link FreeLists}); and the
+ * counts of live slices and free granules that the processes of a file have folded in when they closed (a process
+ * counts its own changes on its heap, without contention, until then). Where they
  * live is this class's one concern: on the heap for a pool in memory ({@link OnHeap}), in the pool state record of
  * a file for a pool over one ({@link InFile}), so that the file holds the allocator's state at every moment, as a
  * process that shares the file with others needs (two processes' compare-and-sets on one mapped word are atomic
@@ -46,11 +48,25 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
     /** Empties every free list; before any use. */
     abstract void clearHeads();
 
+    /** The live slices folded in ({@link #fold}). */
+    abstract long liveFolded();
+
+    /** The free granules folded in ({@link #fold}). */
+    abstract long freeFolded();
+
+    /** Adds a process's changes to the counts of live slices and free granules, as it closes. */
+    abstract void fold(long live, long free);
+
+    /** Sets both counts to 0: a recovery counts everything again. Before any use. */
+    abstract void clearCounts();
+
     /** The words of a pool in memory: fields and an array. */
     static final class OnHeap extends AllocatorWords {
         private static final VarHandle BUMP;
         private static final VarHandle WASTED;
         private static final VarHandle ERA;
+        private static final VarHandle LIVE;
+        private static final VarHandle FREE;
         private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(long[].class);
 
         static {
@@ -59,6 +75,8 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
                 BUMP = lookup.findVarHandle(OnHeap.class, "bump", long.class);
                 WASTED = lookup.findVarHandle(OnHeap.class, "wasted", long.class);
                 ERA = lookup.findVarHandle(OnHeap.class, "era", long.class);
+                LIVE = lookup.findVarHandle(OnHeap.class, "live", long.class);
+                FREE = lookup.findVarHandle(OnHeap.class, "free", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -70,6 +88,10 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         private volatile long wasted;
         @SuppressWarnings("unused") // accessed through ERA
         private volatile long era = 1;
+        @SuppressWarnings("unused") // accessed through LIVE
+        private volatile long live;
+        @SuppressWarnings("unused") // accessed through FREE
+        private volatile long free;
         private final long[] heads;
 
         OnHeap(int classes) {
@@ -84,6 +106,7 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
             OnHeap words = new OnHeap(classes);
             words.setBump(PoolStateLayout.bump(state), PoolStateLayout.wasted(state));
             words.setEra(PoolStateLayout.era(state));
+            words.fold(PoolStateLayout.liveSlices(state), PoolStateLayout.freeGranules(state));
             for (int c = 0; c < Math.min(classes, PoolStateLayout.classes(state)); c++) {
                 HEAD.setVolatile(words.heads, c, PoolStateLayout.head(state, c));
             }
@@ -146,6 +169,28 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
             for (int c = 0; c < heads.length; c++) {
                 HEAD.setVolatile(heads, c, 0L);
             }
+        }
+
+        @Override
+        long liveFolded() {
+            return (long) LIVE.getVolatile(this);
+        }
+
+        @Override
+        long freeFolded() {
+            return (long) FREE.getVolatile(this);
+        }
+
+        @Override
+        void fold(long live, long free) {
+            LIVE.getAndAdd(this, live);
+            FREE.getAndAdd(this, free);
+        }
+
+        @Override
+        void clearCounts() {
+            LIVE.setVolatile(this, 0L);
+            FREE.setVolatile(this, 0L);
         }
     }
 
@@ -231,6 +276,28 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
             for (int c = 0; c < classes; c++) {
                 WORD.setVolatile(state, PoolStateLayout.headOffset(c), 0L);
             }
+        }
+
+        @Override
+        long liveFolded() {
+            return (long) WORD.getVolatile(state, PoolStateLayout.LIVE);
+        }
+
+        @Override
+        long freeFolded() {
+            return (long) WORD.getVolatile(state, PoolStateLayout.FREE);
+        }
+
+        @Override
+        void fold(long live, long free) {
+            long _ = (long) WORD.getAndAdd(state, PoolStateLayout.LIVE, live);
+            long _ = (long) WORD.getAndAdd(state, PoolStateLayout.FREE, free);
+        }
+
+        @Override
+        void clearCounts() {
+            WORD.setVolatile(state, PoolStateLayout.LIVE, 0L);
+            WORD.setVolatile(state, PoolStateLayout.FREE, 0L);
         }
     }
 }

@@ -21,6 +21,15 @@ interface BlockSource extends AutoCloseable {
      */
     long returnedFrom();
 
+    /**
+     * The whole region this source carves its blocks from, in order, if it exists before any reservation (a mapped
+     * file's block area), so that every block can be read before this process reserves it (another process may
+     * have); {@code null} if each reservation makes its memory.
+     */
+    default MemorySegment region() {
+        return null;
+    }
+
     /** Returns every block to the operating system; later accesses to them throw {@link IllegalStateException}. */
     @Override
     void close();

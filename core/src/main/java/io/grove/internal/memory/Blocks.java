@@ -32,10 +32,15 @@ import java.lang.invoke.VarHandle;
  * {@code b - 1}), so the blocks after {@code b} are free when {@code b} is reserved. The cost: a pool past 32 MiB
  * may hold up to one group (less one block) reserved and zero-filled before it needs it.
  *
+ * <p>Blocks of a region that exists whole before any reservation ({@link BlockSource#region()}: a mapped file's
+ * block area, which several processes may share) are all in the table from the start, so that this process can
+ * read a block another process reserved; reserving one then only has the source make it usable (the device takes
+ * its bytes) before this process's bump pointer enters it.
+ *
  * <p>Memory ordering: a block is published into {@code table} with {@code setRelease} under the reservation
- * lock; the fast path of {@link #ensureReserved} reads it with {@code getAcquire}. Hot-path lookups
- * ({@link #block}) read the table plainly: a thread only looks up a reference it obtained through a
- * release/acquire chain that starts after the block was published.
+ * lock, before {@link #reservedBlocks} (volatile) counts it; the fast path of {@link #ensureReserved} reads that
+ * count. Hot-path lookups ({@link #block}) read the table plainly: a thread only looks up a reference it obtained
+ * through a release/acquire chain that starts after the block was published.
  */
 final class Blocks {
     private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
@@ -68,6 +73,10 @@ final class Blocks {
         this.source = source;
         this.words = words;
         this.groupBlocks = Math.clamp(Math.ceilDiv(source.returnedFrom(), (long) blockSize), 1, maxBlocks);
+        MemorySegment region = source.region();
+        for (int b = 0; region != null && b < maxBlocks; b++) {
+            table[b] = region.asSlice((long) b * blockSize, blockSize);
+        }
     }
 
     /** The block holding {@code granule}. */
@@ -104,33 +113,44 @@ final class Blocks {
         }
     }
 
+    /** Reserves blocks in order until block {@code b} is reserved. */
     private void ensureReserved(int b) {
-        if (TABLE.getAcquire(table, b) != null) {
+        if (b < reservedBlocks) {
             return;
         }
         synchronized (reserveLock) {
-            if (table[b] != null) {
-                return;
+            while (reservedBlocks <= b) {
+                reserveNext();
             }
-            boolean grouped = (long) reservedBlocks * blockSize >= source.returnedFrom();
-            int count = grouped ? Math.min(groupBlocks, maxBlocks - b) : 1;
-            if (count > 1) {
-                try {
-                    publish(b, count, source.reserve((long) count * blockSize));
-                    return;
-                } catch (OutOfMemoryError refused) {
-                    // the operating system may still have room for one block
-                }
-            }
-            MemorySegment block;
-            try {
-                block = source.reserve(blockSize);
-            } catch (OutOfMemoryError refused) {
-                throw new GroveOutOfMemoryException("the operating system refused a block of " + blockSize
-                        + " bytes (" + reservedBlocks + " blocks reserved): " + refused.getMessage());
-            }
-            publish(b, 1, block);
         }
+    }
+
+    /** Under the reservation lock: reserves block {@link #reservedBlocks}, or a group from it. */
+    private void reserveNext() {
+        int b = reservedBlocks;
+        if (source.region() != null) {
+            source.reserve(blockSize); // the block is in the table already: the source makes it usable
+            reservedBlocks = b + 1;
+            return;
+        }
+        boolean grouped = (long) reservedBlocks * blockSize >= source.returnedFrom();
+        int count = grouped ? Math.min(groupBlocks, maxBlocks - b) : 1;
+        if (count > 1) {
+            try {
+                publish(b, count, source.reserve((long) count * blockSize));
+                return;
+            } catch (OutOfMemoryError refused) {
+                // the operating system may still have room for one block
+            }
+        }
+        MemorySegment block;
+        try {
+            block = source.reserve(blockSize);
+        } catch (OutOfMemoryError refused) {
+            throw new GroveOutOfMemoryException("the operating system refused a block of " + blockSize
+                    + " bytes (" + reservedBlocks + " blocks reserved): " + refused.getMessage());
+        }
+        publish(b, 1, block);
     }
 
     /** Under the reservation lock: blocks {@code b .. b + count - 1} are the consecutive slices of {@code region}. */
@@ -145,14 +165,19 @@ final class Blocks {
     }
 
     /**
-     * Continues from a bump pointer of {@code bump} and {@code wasted} skipped granules recorded by an earlier
-     * pool over the same memory (a file): reserves every block below the pointer, in order. Before any use.
+     * Continues from a bump pointer of {@code bump} and {@code wasted} skipped granules (a recovery's): reserves every
+     * block below the pointer, in order, and sets the words. Before any use.
      */
     void restore(long bump, long wasted) {
-        for (long b = 0; b < Math.ceilDiv(bump, granulesPerBlock) && b < maxBlocks; b++) {
-            ensureReserved((int) b);
-        }
+        reserveBelow(bump);
         words.setBump(bump, wasted);
+    }
+
+    /** Reserves, in order, every block below granule {@code bump}: a bump pointer another pool left. */
+    void reserveBelow(long bump) {
+        if (bump > 0) {
+            ensureReserved((int) Math.min(maxBlocks - 1, (bump - 1) >>> granuleShift));
+        }
     }
 
     long wastedGranules() {

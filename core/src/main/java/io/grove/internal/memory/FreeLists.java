@@ -156,19 +156,16 @@ final class FreeLists {
         boolean visit(long granule);
     }
 
-    /**
-     * Continues lists whose heads the words kept (a file's) and that held {@code granules} when their count was
-     * last recorded. Before any use.
-     */
-    void restore(long granules) {
-        freeGranules.add(granules);
-    }
-
-    long freeGranules() {
+    /** The free granules this process's pushes and pops changed, not yet {@link AllocatorWords#fold folded}. */
+    long changedGranules() {
         return freeGranules.sum();
     }
 
+    long freeGranules() {
+        return words.freeFolded() + freeGranules.sum();
+    }
+
     long freeBytes() {
-        return freeGranules.sum() << SliceHeader.GRANULE_SHIFT;
+        return freeGranules() << SliceHeader.GRANULE_SHIFT;
     }
 }

@@ -305,7 +305,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     @Override
     public long liveSlices() {
-        return liveSlices.sum();
+        return words.liveFolded() + liveSlices.sum();
     }
 
     /** Runs R1-R3 on every release stripe's partial batch now; for tests and for {@link Pool#reclaimNow()}. */
@@ -322,13 +322,13 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     }
 
     /**
-     * Records in {@code state} what a later pool over the same memory needs besides the allocator's words, which
-     * are in it already ({@link #restore}): with no operation running, after every release stripe was drained, so
-     * that no deleted slice is left out of the free lists.
+     * Leaves the allocator's state whole in its words, for a later pool over the same memory or another process's:
+     * drains every release stripe (so that no deleted slice is left out of the free lists) and folds this process's
+     * counts in. With no operation of this process running.
      */
-    void save(MemorySegment state) {
+    void save() {
         reclaimAll();
-        PoolStateLayout.writeCounts(state, liveSlices(), freeLists.freeGranules());
+        words.fold(liveSlices.sum(), freeLists.changedGranules());
     }
 
     /**
@@ -339,6 +339,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
         words.clearHeads(); // the sweep frees every granule outside the live slices, those on the lists included
+        words.clearCounts(); // and counts them
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
         blocks.restore(result.bump(), result.wastedGranules());
         words.setEra(era);
@@ -347,12 +348,10 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     }
 
     /**
-     * Continues from the words a clean close left and the counts {@link #save} recorded in {@code state}: reserves
-     * every block below the bump pointer. Before any use.
+     * Continues from the words a clean close left or another process that has the file open keeps: reserves, for
+     * this process, every block below the bump pointer. Before any use.
      */
-    void restore(MemorySegment state) {
-        blocks.restore(words.bump(), words.wasted());
-        freeLists.restore(PoolStateLayout.freeGranules(state));
-        liveSlices.add(PoolStateLayout.liveSlices(state));
+    void restore() {
+        blocks.reserveBelow(words.bump());
     }
 }

@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.ConcurrentModificationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The memory layer as the maps see it: slices named by {@link Reference}s, allocated and deleted through the
@@ -42,6 +44,8 @@ public final class Pool implements MemoryPool {
     private boolean needsRecovery;
     /** Why the file could not be continued as recorded when opened; {@code null} if it could, or not a file. */
     private String recoveryCause;
+    /** Whether no other process has this pool's file open: its close records the allocator state as closed. */
+    private boolean lastToClose;
     private volatile boolean closed;
 
     /**
@@ -110,39 +114,59 @@ public final class Pool implements MemoryPool {
     }
 
     /**
-     * A Nova pool whose blocks are {@code blockArea} (e.g. a mapped file's), whose allocator state is kept in
-     * {@code state} across processes and whose hazard slots are {@code hazards}, filled by the process in record
-     * {@code processRecord} of the file's process table. A record left by a clean {@link #close()} is continued
-     * (same bump pointer, free lists and era, so every slice and reference of the earlier pool is valid again), a
-     * zero one starts empty, and one that says the pool is open (its process was killed: the caller knows that no
-     * live process has it open) gives a pool that {@link #needsRecovery() needs recovery}. The caller has the file
-     * alone (no other process has it open): the hazard slots are emptied. Closing records the state, forces the file
-     * if {@code file} says so, and then runs its {@code close}.
+     * The parts of a mapped file a pool over it uses: its block area ({@code blocks}), its allocator state record
+     * ({@code state}), the hazard slots of every process that has it open ({@code hazards}), this process's record in
+     * its process table ({@code processRecord}), and whether this process opened it with no other process having it
+     * open ({@code alone}).
+     */
+    public record FileRegion(MemorySegment blocks, MemorySegment state, MemorySegment hazards, int processRecord,
+            boolean alone) {}
+
+    /**
+     * A Nova pool over a mapped file's {@code region}, whose allocator state is kept in the file for the processes
+     * that have it open. Opened {@link FileRegion#alone() alone}: a record left by a clean {@link #close()} is
+     * continued (same bump pointer, free lists and era, so every slice and reference of the earlier pool is valid
+     * again), a zero one starts empty, and one that says the pool is open (its processes ended without closing it)
+     * gives a pool that {@link #needsRecovery() needs recovery}; the hazard slots, which only processes that ended
+     * filled, are emptied. Opened beside other processes: the pool goes on with what they keep in the file. Closing
+     * records the state if this process is the last to close the file ({@link #beginClose}), forces the file if
+     * {@code file} says so, and then runs its {@code close}.
      *
      * @throws IllegalStateException if the record is damaged
      */
-    public static Pool overRegion(int blockSize, MemorySegment blockArea, MemorySegment state,
-            MemorySegment hazards, int processRecord, FileHooks file) {
+    public static Pool overRegion(int blockSize, FileRegion region, FileHooks file) {
+        MemorySegment state = region.state();
         long status = PoolStateLayout.status(state);
         if (status != PoolStateLayout.NEVER_USED && status != PoolStateLayout.OPEN
                 && !PoolStateLayout.isClosed(status)) {
             throw new IllegalStateException("has a damaged pool state (status " + status + ")");
         }
-        long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        BlockSource source = new RegionBlockSource(blockArea, state, file.takeSpace(), file.close());
-        HazardSlots.InFile slots = new HazardSlots.InFile(hazards, processRecord);
-        slots.clearAll(); // left by processes that ended: the caller has the file alone
+        if (!region.alone() && status != PoolStateLayout.OPEN) {
+            throw new IllegalStateException("is open in another process, and its pool state says it is not ("
+                    + "status " + status + ")");
+        }
+        long limit = Math.min(MAX_ADDRESSABLE_BYTES, region.blocks().byteSize()) / blockSize * blockSize;
+        BlockSource source = new RegionBlockSource(region.blocks(), state, file.takeSpace(), file.lockGrowth(),
+                file.close());
+        HazardSlots.InFile slots = new HazardSlots.InFile(region.hazards(), region.processRecord());
+        if (region.alone()) {
+            slots.clearAll(); // filled by processes that ended
+        }
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                new AllocatorWords.InFile(state, classCount(blockSize)), slots, processRecord, state, file, false);
-        pool.recoveryCause = recoveryCause(state);
+                new AllocatorWords.InFile(state, classCount(blockSize)), slots, region.processRecord(), state, file,
+                false);
+        pool.lastToClose = region.alone();
+        pool.recoveryCause = region.alone() ? recoveryCause(state) : null;
         pool.needsRecovery = pool.recoveryCause != null;
         if (pool.needsRecovery) {
-            pool.blocks.restore(PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, 0); // readable
-        } else if (PoolStateLayout.isClosed(status)) {
-            ((NovaAllocator) pool.allocator).restore(state);
+            pool.blocks.reserveBelow(PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT);
+        } else {
+            ((NovaAllocator) pool.allocator).restore();
         }
-        PoolStateLayout.setBootId(state, BootId.CURRENT);
-        PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
+        if (region.alone()) {
+            PoolStateLayout.setBootId(state, BootId.CURRENT);
+            PoolStateLayout.setStatus(state, PoolStateLayout.OPEN);
+        }
         return pool;
     }
 
@@ -222,13 +246,14 @@ public final class Pool implements MemoryPool {
      */
     public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
-        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, new RegionBlockSource(blockArea, null, null, onClose),
+        BlockSource source = new RegionBlockSource(blockArea, null, null, null, onClose);
+        Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
                 AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), 0, state, null,
                 true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
         if (pool.closedCleanly()) {
-            nova.restore(state);
+            nova.restore();
         } else {
             pool.blocks.restore(limit >> SliceHeader.GRANULE_SHIFT, 0);
         }
@@ -252,10 +277,20 @@ public final class Pool implements MemoryPool {
     /**
      * What a pool over a file's mapping does with the file: {@code force} writes every changed page of the mapping
      * to the storage device and waits for it ({@link #force()}), {@code close} unmaps and closes the file after the
-     * pool closed, {@code forceOnClose} says whether the close forces first, and {@code takeSpace} makes the
-     * device hold a range of the block area before a block there is first used.
+     * pool closed, {@code forceOnClose} says whether the close forces first, {@code takeSpace} makes the device
+     * hold a range of the block area before a block there is first used, {@code lockGrowth} takes the lock
+     * under which a process does so and records it (several processes may reserve blocks of one file), and
+     * {@code beginClose} keeps other processes from opening or closing the file until it is closed and says whether
+     * this process is the last to have it open.
      */
-    public record FileHooks(Runnable force, Runnable close, boolean forceOnClose, SpaceTaker takeSpace) {}
+    public record FileHooks(Runnable force, Runnable close, boolean forceOnClose, SpaceTaker takeSpace,
+            Supplier<HeldLock> lockGrowth, BooleanSupplier beginClose) {}
+
+    /** A lock of the file's (between processes), held until closed. */
+    public interface HeldLock extends AutoCloseable {
+        @Override
+        void close();
+    }
 
     /**
      * Makes the storage device hold bytes {@code [offset, offset + length)} of a file's block area, unused so
@@ -288,6 +323,20 @@ public final class Pool implements MemoryPool {
      */
     public int processRecord() {
         return processRecord;
+    }
+
+    /**
+     * Begins the close of a pool over a file that is, or may be, open in other processes too: from now on no other
+     * process opens or closes the file until this pool's {@link #close()} ends. Returns whether this process is the
+     * last to have the file open, so that the close records the allocator state as closed (the caller first makes
+     * every operation of its map end, and takes every segment's lock for good only if so); {@code true} for a pool
+     * in memory.
+     */
+    public synchronized boolean beginClose() {
+        if (file != null) {
+            lastToClose = file.beginClose().getAsBoolean();
+        }
+        return file == null || lastToClose;
     }
 
     /** Whether this pool's memory is a file's ({@link #overRegion}). */
@@ -532,7 +581,10 @@ public final class Pool implements MemoryPool {
             closed = true;
             try {
                 if (state != null && !readOnly && !needsRecovery) { // an unrecovered pool stays marked open
-                    ((NovaAllocator) allocator).save(state);
+                    ((NovaAllocator) allocator).save();
+                    if (!lastToClose) {
+                        return; // the file stays open in other processes; the finally block leaves it
+                    }
                     if (file.forceOnClose()) { // the status last: if the system stops before, the file was open
                         file.force().run();
                         PoolStateLayout.setStatus(state, PoolStateLayout.CLOSED_FORCED);

@@ -17,8 +17,9 @@ import java.lang.foreign.ValueLayout;
  * </pre>
  * In the platform's byte order, as the slices are. The bump granule, wasted granules, era, size classes and
  * free-list heads are the allocator's own words ({@link AllocatorWords.InFile}), current at every moment; so are
- * the status, the root and the reserved bytes. Live slices and free granules are written by a clean close and
- * read by the next open (while it is open, each process counts on its heap). A file whose status
+ * the status, the root and the reserved bytes. Live slices and free granules are the counts each process that
+ * closed the file added its changes to (while it has the file open, a process counts them on its heap). A file
+ * whose status
  * says open was not closed cleanly: its process died, or it is open in another process. Reserved bytes: how much
  * of the block area has been handed out as blocks, in order ({@link RegionBlockSource}), written before a block is
  * first used; nothing beyond it was ever written, so a reopen after a killed process knows where fresh (zero)
@@ -36,8 +37,8 @@ final class PoolStateLayout {
     static final long BUMP = 8;
     static final long WASTED = 16;
     static final long ERA = 24;
-    private static final long LIVE = 32;
-    private static final long FREE = 40;
+    static final long LIVE = 32;
+    static final long FREE = 40;
     private static final long ROOT = 48;
     private static final long RESERVED = 56;
     private static final long BOOT = 64;
@@ -126,9 +127,5 @@ final class PoolStateLayout {
         return state.get(LONG, headOffset(c));
     }
 
-    /** Records the counts a clean close leaves for the next open. */
-    static void writeCounts(MemorySegment state, long live, long free) {
-        state.set(LONG, LIVE, live);
-        state.set(LONG, FREE, free);
-    }
+
 }

@@ -1,0 +1,188 @@
+package io.grove.hash;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.grove.GroveHashMap;
+import io.grove.internal.tool.FileTool;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two processes use one file at once: a child JVM ({@link CrashWriter}) writes its keys with several threads while
+ * this process opens the same file, writes keys of its own and reads the child's; this process then closes its map
+ * while the child goes on, and the child is killed. What each process wrote must be there when the file is opened
+ * again (recovered, as the child was killed), and neither process may see a value the other did not write whole.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class SharedFileTest {
+    private static final long OWN_KEYS_FROM = 1_000_000;
+    private static final int OWN_KEYS = 2_000;
+    private static final int OWN_THREADS = 2;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void twoProcessesWriteOneFileAtOnce() throws Exception {
+        Path file = dir.resolve("shared.grove");
+        Path output = dir.resolve("child.out");
+        Process child = CrashTest.startWriting(file, false, 7, output, dir.resolve("child.err"));
+        Map<Long, String> own = new ConcurrentHashMap<>();
+        try {
+            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+                String inspect = CrashTest.tool("inspect", file);
+                assertTrue(inspect.contains("open now        true, in 2 process(es)"), inspect);
+                assertTrue(inspect.contains("process " + child.pid()), inspect);
+                assertTrue(inspect.contains("process " + ProcessHandle.current().pid()), inspect);
+                runWriters(map, own, TimeUnit.SECONDS.toNanos(3));
+                for (Map.Entry<Long, String> e : own.entrySet()) {
+                    assertEquals(e.getValue(), map.get(e.getKey()), "key " + e.getKey() + " read back here");
+                }
+            }
+            long written = Files.size(output);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (Files.size(output) < written + 10_000 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(Files.size(output) >= written + 10_000, "the child stopped writing when this process closed");
+            assertTrue(child.isAlive(), "the child ended when this process closed");
+        } finally {
+            child.destroyForcibly();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
+        }
+        String afterKill = CrashTest.tool("inspect", file);
+        assertTrue(afterKill.contains("open now        false"), afterKill);
+        assertTrue(afterKill.contains("ended without closing it: process " + child.pid()), afterKill);
+        assertTrue(!afterKill.contains("ended without closing it: process " + ProcessHandle.current().pid()),
+                afterKill);
+
+        CrashTest.Child lines = new CrashTest.Child();
+        lines.lines.addAll(Files.readAllLines(output, StandardCharsets.US_ASCII));
+        Map<Long, String> acknowledged = new HashMap<>();
+        Map<Long, String> pending = lines.apply(acknowledged);
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            for (long k = 0; k < CrashTest.KEYS; k++) {
+                String actual = map.get(k);
+                if (!Objects.equals(actual, acknowledged.get(k))
+                        && !(pending.containsKey(k) && Objects.equals(actual, pending.get(k)))) {
+                    fail("the child's key " + k + " holds " + actual + ", acknowledged " + acknowledged.get(k));
+                }
+            }
+            for (Map.Entry<Long, String> e : own.entrySet()) {
+                assertEquals(e.getValue(), map.get(e.getKey()), "key " + e.getKey() + " after the reopen");
+            }
+        }
+        String verify = CrashTest.tool("verify", file);
+        assertTrue(verify.contains(": sound"), verify);
+    }
+
+    /**
+     * This process's threads put and remove keys of their own (checking each read exactly) and read the child's
+     * keys, whose values must be whole: a key's value starts with the key, and its tail is all of one letter (an
+     * in-place toggle turns every {@code x} into {@code y} under the entry's stamp).
+     */
+    private static void runWriters(GroveHashMap<Long, String> map, Map<Long, String> own, long nanos)
+            throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread[] threads = new Thread[OWN_THREADS];
+        long end = System.nanoTime() + nanos;
+        for (int t = 0; t < OWN_THREADS; t++) {
+            int id = t;
+            threads[t] = Thread.ofPlatform().daemon().unstarted(() -> {
+                SplittableRandom random = new SplittableRandom(id);
+                try {
+                    for (long seq = 0; System.nanoTime() < end; seq++) {
+                        long key = OWN_KEYS_FROM + (long) random.nextInt(OWN_KEYS / OWN_THREADS) * OWN_THREADS + id;
+                        if (random.nextInt(4) == 0) {
+                            map.remove(key);
+                            own.remove(key);
+                        } else {
+                            String value = CrashWriter.value(key, seq);
+                            map.put(key, value);
+                            own.put(key, value);
+                        }
+                        assertEquals(own.get(key), map.get(key), "key " + key + " read back at once");
+                        long theirs = random.nextInt(CrashTest.KEYS);
+                        String value = map.get(theirs);
+                        if (value != null && !whole(theirs, value)) {
+                            fail("the child's key " + theirs + " read as " + value);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread thread : threads) { // bounded: a broken table may leave a writer in an endless probe
+            if (!thread.join(Duration.ofNanos(nanos).plusSeconds(60))) {
+                fail("a writer of this process did not finish: " + Arrays.toString(thread.getStackTrace()));
+            }
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a writer of this process failed", failure.get());
+        }
+    }
+
+    private static boolean whole(long key, String value) {
+        String head = key + ":";
+        int tail = value.indexOf(':', head.length()) + 1;
+        if (!value.startsWith(head) || tail == 0) {
+            return false;
+        }
+        for (int i = tail + 1; i < value.length(); i++) {
+            if (value.charAt(i) != value.charAt(tail)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A tool run in the process that has the file open keeps that process's locks: it reads through the open
+     * file's channel, since closing a second descriptor of the file would release every lock the process holds on
+     * it (POSIX), and other processes would take this one for ended. A tool in another process sees it open.
+     */
+    @Test
+    void aToolRunBesideTheOpenMapKeepsItsLocks() throws Exception {
+        Path file = dir.resolve("tool.grove");
+        long self = ProcessHandle.current().pid();
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            map.put(1L, "one");
+            String inspect = CrashTest.tool("inspect", file);
+            assertTrue(inspect.contains("open now        true, in 1 process(es)\n  process " + self), inspect);
+            String verify = CrashTest.tool("verify", file);
+            assertTrue(verify.contains("a map has the file open (process " + self), verify);
+            String elsewhere = toolInAnotherProcess("inspect", file);
+            assertTrue(elsewhere.contains("open now        true, in 1 process(es)\n  process " + self), elsewhere);
+            assertEquals("one", map.get(1L));
+        }
+    }
+
+    private String toolInAnotherProcess(String command, Path file) throws Exception {
+        Path classes = Path.of("target", "classes").toAbsolutePath();
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        Path output = dir.resolve("tool.out");
+        Process tool = new ProcessBuilder(java, "-cp", classes + File.pathSeparator, FileTool.class.getName(),
+                command, file.toString()).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        assertTrue(tool.waitFor(60, TimeUnit.SECONDS), "the tool did not end");
+        return Files.readString(output);
+    }
+}
