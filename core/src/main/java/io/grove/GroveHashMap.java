@@ -277,18 +277,19 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * at most once at a time ({@link IllegalStateException} otherwise). Several processes may have one file open at
          * once, each with its own map on it: their operations are atomic with respect to one another (the locks, the
          * allocator's state and Nova's hazard slots are in the file), and the last one to close it records it as
-         * closed. Not yet for processes that may be killed while others have the file open: a process killed while it
-         * holds a segment's lock leaves it held, and the others' operations on that segment then wait for ever (close
-         * every map and open the file again: the recovery frees it); the memory of entries it removed is reused only
-         * after that recovery; and {@link GroveHashMap#footprint()} counts another process's changes once that process
-         * closed. While the map has the file open, the process must not open and close the file by other means (a copy,
-         * for instance): closing any descriptor of a file releases every lock its process holds on it (POSIX), and the
-         * locks are how other processes know that this one has the file open ({@code ./grove inspect} and
-         * {@code verify} run in the same process are safe). If another program truncates the file while the map has it
-         * open, the map's operations on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe
-         * memory access operation"; the process survives), and its close can record nothing. Writes racing the close
-         * complete before it records the file's state, or fail with {@link IllegalStateException} and change nothing
-         * ({@link GroveHashMap#close()}).
+         * closed. An operation that waits more than 10 s for a segment another process holds locked fails with
+         * {@link IllegalStateException} naming that process. Not yet for processes that may be killed while others have
+         * the file open: a process killed while it holds a segment's lock leaves it held, and the others' operations on
+         * that segment fail within about 50 ms, naming it (close every map and open the file again: the recovery frees
+         * it); the memory of entries it removed is reused only after that recovery; and
+         * {@link GroveHashMap#footprint()} counts another process's changes once that process closed. While the map has
+         * the file open, the process must not open and close the file by other means (a copy, for instance): closing
+         * any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how other
+         * processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the same
+         * process are safe). If another program truncates the file while the map has it open, the map's operations on
+         * the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory access operation"; the
+         * process survives), and its close can record nothing. Writes racing the close complete before it records the
+         * file's state, or fail with {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
          *
          * @throws NullPointerException if {@code path} is null
          */

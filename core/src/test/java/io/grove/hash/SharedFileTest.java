@@ -1,6 +1,7 @@
 package io.grove.hash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -11,8 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -152,6 +155,80 @@ class SharedFileTest {
             }
         }
         return true;
+    }
+
+    /**
+     * A thread waiting for a segment that another process holds locked is never left waiting for ever: while the
+     * holder lives (here in a function that never returns), the wait ends after its bound with an exception naming
+     * the process; once the holder is killed, at its next look (every ~50 ms of waiting), naming it as ended. Readers
+     * of the entry it was updating in place are told the same; the other segments go on.
+     */
+    @Test
+    void aWaitForAnotherProcessesLockEndsNamingIt() throws Exception {
+        Path file = dir.resolve("held.grove");
+        Path output = dir.resolve("holder.out");
+        Process holder = child(LockHolder.class, output, file.toString());
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.readString(output).contains("holding") && holder.isAlive()
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(Files.readString(output).contains("holding"), "the holder did not start: "
+                    + Files.readString(output));
+            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+                long started = System.nanoTime();
+                IllegalStateException alive = assertThrows(IllegalStateException.class,
+                        () -> map.put(LockHolder.KEY, "mine"));
+                long waited = System.nanoTime() - started;
+                assertTrue(alive.getMessage().contains("process " + holder.pid()), alive.getMessage());
+                assertTrue(alive.getMessage().contains("which is alive"), alive.getMessage());
+                assertTrue(waited >= TimeUnit.SECONDS.toNanos(10) && waited < TimeUnit.SECONDS.toNanos(30),
+                        "waited " + waited / 1_000_000 + " ms");
+
+                holder.destroyForcibly();
+                assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
+                started = System.nanoTime();
+                IllegalStateException ended = assertThrows(IllegalStateException.class,
+                        () -> map.put(LockHolder.KEY, "mine"));
+                assertTrue(ended.getMessage().contains("process " + holder.pid()), ended.getMessage());
+                assertTrue(ended.getMessage().contains("ended without closing the file"), ended.getMessage());
+                IllegalStateException reader = assertThrows(IllegalStateException.class,
+                        () -> map.get(LockHolder.KEY));
+                assertTrue(reader.getMessage().contains("ended without closing the file"), reader.getMessage());
+                assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "slow to see the end");
+                int segmentsFree = 0;
+                for (long k = 2; k < 200; k++) {
+                    try {
+                        map.put(k, "v" + k);
+                        assertEquals("v" + k, map.get(k));
+                        segmentsFree++;
+                    } catch (IllegalStateException sameSegment) {
+                        assertTrue(sameSegment.getMessage().contains("ended without closing"),
+                                sameSegment.getMessage());
+                    }
+                }
+                assertTrue(segmentsFree > 150, segmentsFree + " of 198 keys written beside the held segment");
+            }
+        } finally {
+            holder.destroyForcibly().waitFor();
+        }
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            assertEquals(CrashWriter.value(LockHolder.KEY, 0), map.get(LockHolder.KEY), "recovered");
+            map.put(LockHolder.KEY, "mine");
+        }
+    }
+
+    /** Starts a child JVM running {@code main} with {@code args}, its output (and errors) going to {@code output}. */
+    private static Process child(Class<?> main, Path output, String... args) throws Exception {
+        Path classes = Path.of("target", "classes").toAbsolutePath();
+        Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp",
+                classes + File.pathSeparator + testClasses, main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 
     /**

@@ -248,6 +248,25 @@ public final class MappedFile implements AutoCloseable {
         return processes.departed();
     }
 
+    /** What a thread waiting for another process learns of it from the process table. */
+    public Pool.ProcessWatch processWatch() {
+        return new Pool.ProcessWatch() {
+            @Override
+            public boolean ended(int record) {
+                try {
+                    return processes.ended(record);
+                } catch (IOException e) {
+                    throw new GroveFileException(name, "cannot test its locks: " + e, e);
+                }
+            }
+
+            @Override
+            public String describe(int record) {
+                return processes.process(record).toString();
+            }
+        };
+    }
+
     /** Whether this process opened the file with no other process having it open. */
     public boolean alone() {
         return processes.alone();

@@ -72,8 +72,8 @@ public final class ProcessTable {
     public record Process(int slot, long pid, long startedMillis, long openedMillis) {
         @Override
         public String toString() {
-            return "process " + pid + (startedMillis == 0 ? "" : " (started " + Instant.ofEpochMilli(startedMillis)
-                    + ")") + ", which opened it at " + Instant.ofEpochMilli(openedMillis);
+            return "process " + pid + " (" + (startedMillis == 0 ? "" : "started " + Instant.ofEpochMilli(startedMillis)
+                    + ", ") + "opened the file at " + Instant.ofEpochMilli(openedMillis) + ")";
         }
     }
 
@@ -262,6 +262,14 @@ public final class ProcessTable {
         return ended;
     }
 
+    /**
+     * Whether the process in record {@code i} ended without closing the file: the record says taken and its lock is
+     * free (a record freed since says the process closed the file: it did not end holding anything).
+     */
+    boolean ended(int i) throws IOException {
+        return state(i) == TAKEN && !held(FIRST_RECORD_LOCK + i);
+    }
+
     /** Whether a process holds the lock on byte {@code position}: tries it shared and lets go at once. */
     private boolean held(long position) throws IOException {
         try (FileLock probe = channel.tryLock(position, 1, true)) {
@@ -275,7 +283,7 @@ public final class ProcessTable {
         return table.get(LONG, i * RECORD + STATE);
     }
 
-    private Process process(int i) {
+    Process process(int i) {
         long base = i * RECORD;
         return new Process(i, table.get(LONG, base + PID), table.get(LONG, base + STARTED),
                 table.get(LONG, base + OPENED));

@@ -127,6 +127,8 @@ final class HashTable {
      * ({@link #quiesce}); {@code null} in memory.
      */
     private final LongAdder lockedOperations;
+    /** The processes that have the table's file open, for a thread waiting for one of them; {@code null} in memory. */
+    private final Pool.ProcessWatch processes;
     /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
     private volatile boolean quiesced;
 
@@ -143,6 +145,7 @@ final class HashTable {
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
         this.lockedOperations = pool.inFile() ? new LongAdder() : null;
+        this.processes = pool.processes();
         this.cellBytes = cellBytes;
         this.cellGranules = cellBytes / CELL_ALIGNMENT;
         this.growth = new SegmentGrowth(pool, cellBytes);
@@ -203,6 +206,7 @@ final class HashTable {
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
         this.lockedOperations = pool.inFile() ? new LongAdder() : null;
+        this.processes = pool.processes();
         this.directory = directory;
         if (!pool.isLive(directory)) {
             throw new IllegalStateException("no live hash table directory at reference " + directory);
@@ -416,6 +420,7 @@ final class HashTable {
     long awaitStable(int s) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        long since = 0;
         for (int spins = 0; ; spins++) {
             long v = SegmentLayout.versionAcquire(sb, so);
             if ((v & 1) == 0) {
@@ -424,8 +429,40 @@ final class HashTable {
             if (SegmentLayout.isClosed(sb, so) || (sharedPool && !pool.isLive(segmentRefs[s]))) {
                 throw closed();
             }
+            since = watchHolder(s, spins, since);
             Backoff.pause(spins);
         }
+    }
+
+    /**
+     * For a thread that has waited {@code spins} times for what segment {@code s}'s lock holder does (its lock, a
+     * mutation, an in-place update), in a table in a file: every {@link #WATCH_EVERY} waits, if the holder is
+     * another process, throws {@link IllegalStateException} naming it if it ended without closing the file (it left
+     * the lock held: only a recovery of the whole file frees it) or if this thread has waited on it for more than
+     * {@link #OTHER_PROCESS_WAIT_NANOS} (stopped, or in a long operation: never robbed of its lock). Returns when the
+     * watch began ({@code since}, 0 before the first look).
+     */
+    long watchHolder(int s, int spins, long since) {
+        if (processes == null || (spins & (WATCH_EVERY - 1)) != WATCH_EVERY - 1) {
+            return since;
+        }
+        long now = System.nanoTime();
+        int value = SegmentLayout.lockValue(segmentBlocks[s], segmentOffsets[s]);
+        if (value <= 0 || value == holder) {
+            return since == 0 ? now : since;
+        }
+        int record = value - 1;
+        if (processes.ended(record)) {
+            throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
+                    + ", which ended without closing the file: close every map on the file and open it again, which"
+                    + " recovers it");
+        }
+        if (since != 0 && now - since > OTHER_PROCESS_WAIT_NANOS) {
+            throw new IllegalStateException("waited " + (now - since) / 1_000_000 + " ms for segment " + s
+                    + ", locked by " + processes.describe(record) + ", which is alive (stopped, or in a long"
+                    + " operation)");
+        }
+        return since == 0 ? now : since;
     }
 
     /**
@@ -447,9 +484,12 @@ final class HashTable {
      * one that starts after {@link #quiescing} was set fails before it touches a lock (both are sequentially
      * consistent accesses: either the operation sees the flag or this method sees the operation).
      *
+     * <p>Returns {@code false} if a segment is locked by a process that ended without closing the file (found by the
+     * last process to close it): the file must then be left to the recovery of its next open.
+     *
      * @throws IllegalStateException if the calling thread holds a segment's lock (a map's callback closing it)
      */
-    void quiesce(BooleanSupplier beginClose) {
+    boolean quiesce(BooleanSupplier beginClose) {
         long self = Thread.currentThread().threadId();
         for (int s = 0; s < segmentCount(); s++) {
             if (SegmentLayout.heldBy(segmentBlocks[s], segmentOffsets[s], holder, self)) {
@@ -463,17 +503,28 @@ final class HashTable {
                 Backoff.pause(spins);
             }
             quiesced = true;
-            return;
+            return true;
         }
+        boolean sound = true;
         for (int s = 0; s < segmentCount(); s++) {
             MemorySegment sb = segmentBlocks[s];
             long so = segmentOffsets[s];
+            long since = 0;
             for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
+                try {
+                    since = watchHolder(s, spins, since);
+                } catch (IllegalStateException holderEnded) { // (no other process is alive: this one is the last)
+                    sound = false;
+                    break;
+                }
                 Backoff.pause(spins);
             }
-            SegmentLayout.markClosed(sb, so);
+            if (SegmentLayout.lockValue(sb, so) == holder) {
+                SegmentLayout.markClosed(sb, so);
+            }
         }
         quiesced = true;
+        return sound;
     }
 
     /**
@@ -488,6 +539,11 @@ final class HashTable {
             }
         }
     }
+
+    /** Every this many waits ({@link #watchHolder}): with {@link Backoff}'s parks, about every 50 ms. */
+    private static final int WATCH_EVERY = 1 << 10;
+    /** How long a thread waits for a lock, mutation or update of another live process before it gives up. */
+    static final long OTHER_PROCESS_WAIT_NANOS = 10_000_000_000L;
 
     private static IllegalStateException closed() {
         return new IllegalStateException("the map is closed");
@@ -704,6 +760,7 @@ final class HashTable {
         }
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
+        long since = 0;
         for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
             if (SegmentLayout.isClosed(sb, so)) {
                 endWrite(token);
@@ -714,6 +771,13 @@ final class HashTable {
                 endWrite(token);
                 exitLocked();
                 checkNotHeldByCaller(s);
+            }
+            try {
+                since = watchHolder(s, spins, since);
+            } catch (IllegalStateException holderGone) {
+                endWrite(token);
+                exitLocked();
+                throw holderGone;
             }
             Backoff.pause(spins);
         }

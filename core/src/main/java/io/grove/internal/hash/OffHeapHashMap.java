@@ -151,7 +151,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.processRecord(),
                             file.alone()),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
-                            file::lockGrowth, file::beginClose));
+                            file::lockGrowth, file::beginClose, file.processWatch()));
         } catch (IllegalStateException e) {
             file.close();
             throw new GroveFileException(file.name(), e.getMessage(), e);
@@ -219,7 +219,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         + " second links of a key dropped";
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
                 + pool.recoveryCause() + (departed.isEmpty() ? "" : "; " + departed.stream().map(String::valueOf)
-                        .collect(Collectors.joining("; ")) + ", ended without closing it")
+                        .collect(Collectors.joining("; ")) + " ended without closing it")
                 + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
                 + memory.liveSlices() + " live slices kept, " + memory.sweptSlices() + " unreachable slices ("
@@ -571,6 +571,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * does not change once it is unlinked, and that mutation followed the search).
      */
     Object readValueLockFree(int s, long version, long e, long valueOffset, int valueLength, Scratch scratch) {
+        long since = 0;
         for (int spins = 0; ; spins++) {
             long stamp = table.stampAcquire(e);
             if (SliceStamp.isWriting(stamp)) {
@@ -578,6 +579,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     return REMOVED;
                 }
                 table.checkNotHeldByCaller(s);
+                since = table.watchHolder(s, spins, since);
                 Backoff.pause(spins);
                 continue;
             }
@@ -909,7 +911,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         InternalError cutOff = null;
         if (ownsPool) {
             try {
-                table.quiesce(pool::beginClose); // no allocation after the pool records its state or frees its memory
+                if (!table.quiesce(pool::beginClose)) { // no allocation after the pool records its state or frees it
+                    pool.leaveForRecovery();
+                }
             } catch (InternalError fault) { // the mapping was cut off under the map (its file truncated)
                 cutOff = fault; // released all the same, below
             }

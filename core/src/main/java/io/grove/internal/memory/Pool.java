@@ -281,10 +281,22 @@ public final class Pool implements MemoryPool {
      * hold a range of the block area before a block there is first used, {@code lockGrowth} takes the lock
      * under which a process does so and records it (several processes may reserve blocks of one file), and
      * {@code beginClose} keeps other processes from opening or closing the file until it is closed and says whether
-     * this process is the last to have it open.
+     * this process is the last to have it open, and {@code processes} tells a waiter about the process it waits for.
      */
     public record FileHooks(Runnable force, Runnable close, boolean forceOnClose, SpaceTaker takeSpace,
-            Supplier<HeldLock> lockGrowth, BooleanSupplier beginClose) {}
+            Supplier<HeldLock> lockGrowth, BooleanSupplier beginClose, ProcessWatch processes) {}
+
+    /** The processes that have a pool's file open, as a thread waiting for one of them sees them. */
+    public interface ProcessWatch {
+        /**
+         * Whether the process in record {@code record} of the file's process table ended without closing the file
+         * (its record's lock is free); a system call, for a thread that has waited a while.
+         */
+        boolean ended(int record);
+
+        /** The process in record {@code record}, for a message: its id, start and when it opened the file. */
+        String describe(int record);
+    }
 
     /** A lock of the file's (between processes), held until closed. */
     public interface HeldLock extends AutoCloseable {
@@ -337,6 +349,19 @@ public final class Pool implements MemoryPool {
             lastToClose = file.beginClose().getAsBoolean();
         }
         return file == null || lastToClose;
+    }
+
+    /**
+     * Makes the close leave the file marked open, for the recovery of its next open: the map found it unsound (a
+     * segment locked by a process that ended without closing it).
+     */
+    public synchronized void leaveForRecovery() {
+        needsRecovery = true;
+    }
+
+    /** The processes that have this pool's file open ({@link #overRegion}); {@code null} for a pool in memory. */
+    public ProcessWatch processes() {
+        return file == null ? null : file.processes();
     }
 
     /** Whether this pool's memory is a file's ({@link #overRegion}). */

@@ -1,0 +1,31 @@
+package io.grove.hash;
+
+import io.grove.GroveHashMap;
+import java.nio.file.Path;
+
+/**
+ * A child JVM of {@link SharedFileTest}: opens the map in the file (argument 1), puts key 1, then updates key 1 in
+ * place with a function that prints {@code holding} and never returns, so that this process holds the lock of key
+ * 1's segment (and the entry's stamp odd) until it is killed.
+ */
+public final class LockHolder {
+    static final long KEY = 1;
+
+    private LockHolder() {}
+
+    public static void main(String[] args) {
+        GroveHashMap<Long, String> map = CrashWriter.builder(Path.of(args[0]), false).build(); // never closed
+        map.put(KEY, CrashWriter.value(KEY, 0));
+        map.zc().computeIfPresent(KEY, view -> {
+            System.out.println("holding");
+            System.out.flush();
+            while (true) {
+                try {
+                    Thread.sleep(Long.MAX_VALUE);
+                } catch (InterruptedException e) {
+                    // hold on: only a kill ends this process
+                }
+            }
+        });
+    }
+}
