@@ -6,7 +6,8 @@ import java.nio.file.Path;
 /**
  * A child JVM of {@link SharedFileTest}: opens the map in the file (argument 1), puts key 1, then updates key 1 in
  * place with a function that prints {@code holding} and never returns, so that this process holds the lock of key
- * 1's segment (and the entry's stamp odd) until it is killed.
+ * 1's segment (and the entry's stamp odd) until it is killed; with a second argument {@code idle}, it prints
+ * {@code holding} and waits with no operation in flight instead.
  */
 public final class LockHolder {
     static final long KEY = 1;
@@ -16,16 +17,21 @@ public final class LockHolder {
     public static void main(String[] args) {
         GroveHashMap<Long, String> map = CrashWriter.builder(Path.of(args[0]), false).build(); // never closed
         map.put(KEY, CrashWriter.value(KEY, 0));
-        map.zc().computeIfPresent(KEY, view -> {
-            System.out.println("holding");
-            System.out.flush();
-            while (true) {
-                try {
-                    Thread.sleep(Long.MAX_VALUE);
-                } catch (InterruptedException e) {
-                    // hold on: only a kill ends this process
-                }
+        if (args.length > 1 && args[1].equals("idle")) {
+            holdForEver();
+        }
+        map.zc().computeIfPresent(KEY, view -> holdForEver());
+    }
+
+    private static void holdForEver() {
+        System.out.println("holding");
+        System.out.flush();
+        while (true) {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                // hold on: only a kill ends this process
             }
-        });
+        }
     }
 }

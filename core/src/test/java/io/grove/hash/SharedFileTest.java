@@ -169,13 +169,7 @@ class SharedFileTest {
         Path output = dir.resolve("holder.out");
         Process holder = child(LockHolder.class, output, file.toString());
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.readString(output).contains("holding") && holder.isAlive()
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertTrue(Files.readString(output).contains("holding"), "the holder did not start: "
-                    + Files.readString(output));
+            awaitHolding(holder, output);
             try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
                 long started = System.nanoTime();
                 IllegalStateException alive = assertThrows(IllegalStateException.class,
@@ -219,6 +213,46 @@ class SharedFileTest {
         }
     }
 
+    /**
+     * The last process to close a file that another process had open and left without closing (killed with no
+     * operation in flight) leaves it marked open: that process's deleted slices and counts were on its heap, so the
+     * next open recovers the file, which then holds what both wrote.
+     */
+    @Test
+    void theLastCloseAfterAnotherProcessEndedLeavesTheFileToARecovery() throws Exception {
+        Path file = dir.resolve("ended.grove");
+        Path output = dir.resolve("idle.out");
+        Process idle = child(LockHolder.class, output, file.toString(), "idle");
+        try {
+            awaitHolding(idle, output);
+            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+                map.put(2L, "two");
+                idle.destroyForcibly();
+                assertTrue(idle.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
+                map.put(3L, "three");
+            }
+        } finally {
+            idle.destroyForcibly().waitFor();
+        }
+        String inspect = CrashTest.tool("inspect", file);
+        assertTrue(inspect.contains("closed cleanly  no"), inspect);
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            assertEquals(CrashWriter.value(LockHolder.KEY, 0), map.get(LockHolder.KEY));
+            assertEquals("two", map.get(2L));
+            assertEquals("three", map.get(3L));
+        }
+        assertTrue(CrashTest.tool("inspect", file).contains("closed cleanly  yes"), CrashTest.tool("inspect", file));
+    }
+
+    private static void awaitHolding(Process child, Path output) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(output).contains("holding") && child.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(Files.readString(output).contains("holding"), "the child did not start: "
+                + Files.readString(output));
+    }
+
     /** Starts a child JVM running {@code main} with {@code args}, its output (and errors) going to {@code output}. */
     private static Process child(Class<?> main, Path output, String... args) throws Exception {
         Path classes = Path.of("target", "classes").toAbsolutePath();
@@ -253,12 +287,8 @@ class SharedFileTest {
     }
 
     private String toolInAnotherProcess(String command, Path file) throws Exception {
-        Path classes = Path.of("target", "classes").toAbsolutePath();
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path output = dir.resolve("tool.out");
-        Process tool = new ProcessBuilder(java, "-cp", classes + File.pathSeparator, FileTool.class.getName(),
-                command, file.toString()).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process tool = child(FileTool.class, output, command, file.toString());
         assertTrue(tool.waitFor(60, TimeUnit.SECONDS), "the tool did not end");
         return Files.readString(output);
     }

@@ -264,6 +264,11 @@ public final class MappedFile implements AutoCloseable {
             public String describe(int record) {
                 return processes.process(record).toString();
             }
+
+            @Override
+            public boolean anyEnded() {
+                return !endedWithoutClosing().isEmpty();
+            }
         };
     }
 

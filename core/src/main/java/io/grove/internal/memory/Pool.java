@@ -296,6 +296,9 @@ public final class Pool implements MemoryPool {
 
         /** The process in record {@code record}, for a message: its id, start and when it opened the file. */
         String describe(int record);
+
+        /** Whether any process that had the file open ended without closing it. */
+        boolean anyEnded();
     }
 
     /** A lock of the file's (between processes), held until closed. */
@@ -342,11 +345,15 @@ public final class Pool implements MemoryPool {
      * process opens or closes the file until this pool's {@link #close()} ends. Returns whether this process is the
      * last to have the file open, so that the close records the allocator state as closed (the caller first makes
      * every operation of its map end, and takes every segment's lock for good only if so); {@code true} for a pool
-     * in memory.
+     * in memory. If another process ended without closing the file, the last close leaves it marked open instead:
+     * the release stripes and counts that process kept on its heap are lost, and the next open's recovery sweeps.
      */
     public synchronized boolean beginClose() {
         if (file != null) {
             lastToClose = file.beginClose().getAsBoolean();
+            if (lastToClose && file.processes().anyEnded()) {
+                needsRecovery = true; // its deleted slices and counts are lost to this close: the next open sweeps
+            }
         }
         return file == null || lastToClose;
     }
