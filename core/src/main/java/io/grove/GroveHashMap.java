@@ -119,11 +119,14 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         private long maxFileSize = DEFAULT_MAX_FILE_SIZE;
         private boolean syncOnClose;
         private Duration syncEvery;
+        private Duration otherProcessWait;
         private int inlineKeyBytes = -1;
         private int inlineValueBytes = -1;
 
         /** The default {@link #maxFileSize}: 64 GiB of address space, of which disk takes only what is written. */
         public static final long DEFAULT_MAX_FILE_SIZE = 64L << 30;
+        /** How long an operation waits for another process's lock by default ({@link #otherProcessWait}). */
+        public static final Duration DEFAULT_OTHER_PROCESS_WAIT = Duration.ofSeconds(10);
 
         Builder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
             this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -277,11 +280,11 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * at most once at a time ({@link IllegalStateException} otherwise). Several processes may have one file open at
          * once, each with its own map on it: their operations are atomic with respect to one another (the locks, the
          * allocator's state and Nova's hazard slots are in the file), and the last one to close it records it as
-         * closed. An operation that waits more than 10 s for a segment another process holds locked fails with
-         * {@link IllegalStateException} naming that process. Not yet for processes that may be killed while others have
-         * the file open: a process killed while it holds a segment's lock leaves it held, and the others' operations on
-         * that segment fail within about 50 ms, naming it (close every map and open the file again: the recovery frees
-         * it); the memory of entries it removed is reused only after that recovery; and
+         * closed. An operation that waits longer than {@link #otherProcessWait} for a segment another process holds
+         * locked fails with {@link IllegalStateException} naming that process. Not yet for processes that may be killed
+         * while others have the file open: a process killed while it holds a segment's lock leaves it held, and the
+         * others' operations on that segment fail within about 50 ms, naming it (close every map and open the file
+         * again: the recovery frees it); the memory of entries it removed is reused only after that recovery; and
          * {@link GroveHashMap#footprint()} counts another process's changes once that process closed. While the map has
          * the file open, the process must not open and close the file by other means (a copy, for instance): closing
          * any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how other
@@ -340,6 +343,23 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
             return this;
         }
 
+        /**
+         * For a map in a file that other processes may have open too: how long an operation waits for a segment that
+         * another live process holds locked (a long operation of its, or a process stopped by a signal or a debugger)
+         * before it fails with {@link IllegalStateException} naming that process. A process is never robbed of its
+         * lock; one that ended without closing the file is named at once (within about 50 ms). Default
+         * {@link #DEFAULT_OTHER_PROCESS_WAIT}.
+         *
+         * @throws IllegalArgumentException if {@code wait} is not positive
+         */
+        public Builder<K, V> otherProcessWait(Duration wait) {
+            if (wait.isNegative() || wait.isZero()) {
+                throw new IllegalArgumentException("otherProcessWait needs a positive duration, was " + wait);
+            }
+            this.otherProcessWait = wait;
+            return this;
+        }
+
         public GroveHashMap<K, V> build() {
             if (evictionListener != null && maximumSize == Long.MAX_VALUE && maximumBytes == Long.MAX_VALUE) {
                 throw new IllegalArgumentException("an eviction listener needs maximumSize or maximumBytes");
@@ -369,10 +389,12 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
                         maximumBytes, keySerializer.getClass().getName(), valueSerializer.getClass().getName(),
                         System.currentTimeMillis());
                 return OffHeapHashMap.inFile(file, header, keySerializer, valueSerializer, expectedSize, bounds,
-                        new OffHeapHashMap.Syncing(syncOnClose, syncEvery == null ? 0 : syncEvery.toNanos()));
+                        new OffHeapHashMap.Syncing(syncOnClose, syncEvery == null ? 0 : syncEvery.toNanos()),
+                        (otherProcessWait == null ? DEFAULT_OTHER_PROCESS_WAIT : otherProcessWait).toNanos());
             }
-            if (syncOnClose || syncEvery != null) {
-                throw new IllegalArgumentException("syncOnClose and syncEvery apply to a map in a file only");
+            if (syncOnClose || syncEvery != null || otherProcessWait != null) {
+                throw new IllegalArgumentException("syncOnClose, syncEvery and otherProcessWait apply to a map in a"
+                        + " file only");
             }
             if (pool != null) {
                 if (pool.isClosed()) {

@@ -536,6 +536,9 @@ class FileBackedMapTest {
         assertThrows(IllegalArgumentException.class, () -> GroveHashMap.builder(Serializers.longs(),
                 Serializers.strings()).syncEvery(Duration.ofSeconds(1)).build());
         assertThrows(IllegalArgumentException.class, () -> builder(file).syncEvery(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> GroveHashMap.builder(Serializers.longs(),
+                Serializers.strings()).otherProcessWait(Duration.ofSeconds(1)).build());
+        assertThrows(IllegalArgumentException.class, () -> builder(file).otherProcessWait(Duration.ofSeconds(-1)));
     }
 
     @Test

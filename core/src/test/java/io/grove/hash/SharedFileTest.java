@@ -158,10 +158,10 @@ class SharedFileTest {
     }
 
     /**
-     * A thread waiting for a segment that another process holds locked is never left waiting for ever: while the
-     * holder lives (here in a function that never returns), the wait ends after its bound with an exception naming
-     * the process; once the holder is killed, at its next look (every ~50 ms of waiting), naming it as ended. Readers
-     * of the entry it was updating in place are told the same; the other segments go on.
+     * A thread waiting for a segment that another process holds locked is never left waiting for ever: while the holder
+     * lives (here in a function that never returns), the wait ends after its bound ({@code otherProcessWait}, 2 s here)
+     * with an exception naming the process; once the holder is killed, at its next look (every ~50 ms of waiting),
+     * naming it as ended. Readers of the entry it was updating in place are told the same; the other segments go on.
      */
     @Test
     void aWaitForAnotherProcessesLockEndsNamingIt() throws Exception {
@@ -170,14 +170,15 @@ class SharedFileTest {
         Process holder = child(LockHolder.class, output, file.toString());
         try {
             awaitHolding(holder, output);
-            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            try (GroveHashMap<Long, String> map =
+                    CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(2)).build()) {
                 long started = System.nanoTime();
                 IllegalStateException alive = assertThrows(IllegalStateException.class,
                         () -> map.put(LockHolder.KEY, "mine"));
                 long waited = System.nanoTime() - started;
                 assertTrue(alive.getMessage().contains("process " + holder.pid()), alive.getMessage());
                 assertTrue(alive.getMessage().contains("which is alive"), alive.getMessage());
-                assertTrue(waited >= TimeUnit.SECONDS.toNanos(10) && waited < TimeUnit.SECONDS.toNanos(30),
+                assertTrue(waited >= TimeUnit.SECONDS.toNanos(2) && waited < TimeUnit.SECONDS.toNanos(10),
                         "waited " + waited / 1_000_000 + " ms");
 
                 holder.destroyForcibly();

@@ -248,9 +248,17 @@ public final class MappedFile implements AutoCloseable {
         return processes.departed();
     }
 
-    /** What a thread waiting for another process learns of it from the process table. */
-    public Pool.ProcessWatch processWatch() {
+    /**
+     * What a thread waiting for another process learns of it from the process table; such a wait lasts at most
+     * {@code waitLimitNanos} while the process lives.
+     */
+    public Pool.ProcessWatch processWatch(long waitLimitNanos) {
         return new Pool.ProcessWatch() {
+            @Override
+            public long waitLimitNanos() {
+                return waitLimitNanos;
+            }
+
             @Override
             public boolean ended(int record) {
                 try {

@@ -436,11 +436,11 @@ final class HashTable {
 
     /**
      * For a thread that has waited {@code spins} times for what segment {@code s}'s lock holder does (its lock, a
-     * mutation, an in-place update), in a table in a file: every {@link #WATCH_EVERY} waits, if the holder is
-     * another process, throws {@link IllegalStateException} naming it if it ended without closing the file (it left
-     * the lock held: only a recovery of the whole file frees it) or if this thread has waited on it for more than
-     * {@link #OTHER_PROCESS_WAIT_NANOS} (stopped, or in a long operation: never robbed of its lock). Returns when the
-     * watch began ({@code since}, 0 before the first look).
+     * mutation, an in-place update), in a table in a file: every {@link #WATCH_EVERY} waits, if the holder is another
+     * process, throws {@link IllegalStateException} naming it if it ended without closing the file (it left the lock
+     * held: only a recovery of the whole file frees it) or if this thread has waited on it for longer than
+     * {@link Pool.ProcessWatch#waitLimitNanos} (stopped, or in a long operation: never robbed of its lock). Returns
+     * when the watch began ({@code since}, 0 before the first look).
      */
     long watchHolder(int s, int spins, long since) {
         if (processes == null || (spins & (WATCH_EVERY - 1)) != WATCH_EVERY - 1) {
@@ -457,7 +457,7 @@ final class HashTable {
                     + ", which ended without closing the file: close every map on the file and open it again, which"
                     + " recovers it");
         }
-        if (since != 0 && now - since > OTHER_PROCESS_WAIT_NANOS) {
+        if (since != 0 && now - since > processes.waitLimitNanos()) {
             throw new IllegalStateException("waited " + (now - since) / 1_000_000 + " ms for segment " + s
                     + ", locked by " + processes.describe(record) + ", which is alive (stopped, or in a long"
                     + " operation)");
@@ -542,8 +542,6 @@ final class HashTable {
 
     /** Every this many waits ({@link #watchHolder}): with {@link Backoff}'s parks, about every 50 ms. */
     private static final int WATCH_EVERY = 1 << 10;
-    /** How long a thread waits for a lock, mutation or update of another live process before it gives up. */
-    static final long OTHER_PROCESS_WAIT_NANOS = 10_000_000_000L;
 
     private static IllegalStateException closed() {
         return new IllegalStateException("the map is closed");

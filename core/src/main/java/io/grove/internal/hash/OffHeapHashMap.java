@@ -137,13 +137,15 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * The map in the file at {@code path}: opened with its entries if the file exists (its settings must agree
      * with {@code header}'s), else created empty for {@code expectedSize} entries. The map owns the file's pool;
      * closing the map records the pool's state in the file and unmaps it. A file whose process was killed while it
-     * had it open is recovered first ({@link #recover}).
+     * had it open is recovered first ({@link #recover}). An operation waits at most {@code otherProcessWaitNanos} for
+     * a segment another live process holds.
      *
      * @throws io.grove.GroveFileException if the file is not a sound Grove file, is open in another process, or
      *     cannot be opened, created, mapped or recovered
      */
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
-            Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds, Syncing syncing) {
+            Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds, Syncing syncing,
+            long otherProcessWaitNanos) {
         MappedFile file = MappedFile.openOrCreate(path, header);
         Pool pool;
         try {
@@ -151,7 +153,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.processRecord(),
                             file.alone()),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
-                            file::lockGrowth, file::beginClose, file.processWatch()));
+                            file::lockGrowth, file::beginClose, file.processWatch(otherProcessWaitNanos)));
         } catch (IllegalStateException e) {
             file.close();
             throw new GroveFileException(file.name(), e.getMessage(), e);

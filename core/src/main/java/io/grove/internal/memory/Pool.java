@@ -299,6 +299,9 @@ public final class Pool implements MemoryPool {
 
         /** Whether any process that had the file open ended without closing it. */
         boolean anyEnded();
+
+        /** How long a thread waits for a live process before it gives up. */
+        long waitLimitNanos();
     }
 
     /** A lock of the file's (between processes), held until closed. */

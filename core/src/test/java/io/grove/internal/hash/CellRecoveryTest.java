@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grove.GroveHashMap;
 import io.grove.MemoryPool;
 import io.grove.internal.file.FileHeader;
 import io.grove.internal.memory.Pool;
@@ -44,7 +45,8 @@ class CellRecoveryTest {
         FileHeader header = new FileHeader(64L << 20, MemoryPool.Builder.DEFAULT_BLOCK_SIZE, cells, Long.MAX_VALUE,
                 Long.MAX_VALUE, "longs", "strings", 0);
         map = OffHeapHashMap.inFile(dir.resolve("cells.grove"), header, Serializers.longs(), Serializers.strings(),
-                16, UNBOUNDED, new OffHeapHashMap.Syncing(false, 0));
+                16, UNBOUNDED, new OffHeapHashMap.Syncing(false, 0),
+                GroveHashMap.Builder.DEFAULT_OTHER_PROCESS_WAIT.toNanos());
         pool = map.pool();
         table = map.table;
         cellBytes = table.cellBytes();
