@@ -86,8 +86,8 @@ public final class MappedFile implements AutoCloseable {
      * @throws IllegalArgumentException naming the file and each contradicting setting with both values
      * Joins the file's {@link ProcessTable}; until {@link #admitOthers} no other process may open or close it.
      *
-     * @throws GroveFileException if the file is not a sound Grove file, cannot be opened, created or mapped, or is
-     *     open in another process
+     * @throws GroveFileException if the file is not a sound Grove file or cannot be opened, created or mapped, or if
+     *     the processes that have it open keep it from being joined (see {@link ProcessTable})
      * @throws IllegalStateException if this process has the file open already
      */
     public static MappedFile openOrCreate(Path path, FileHeader wanted) {

@@ -140,7 +140,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * had it open is recovered first ({@link #recover}). An operation waits at most {@code otherProcessWaitNanos} for
      * a segment another live process holds.
      *
-     * @throws io.grove.GroveFileException if the file is not a sound Grove file, is open in another process, or
+     * @throws io.grove.GroveFileException if the file is not a sound Grove file, its process table is full, or
      *     cannot be opened, created, mapped or recovered
      */
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
