@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.grove.GroveHashMap;
 import io.grove.internal.tool.FileTool;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -174,14 +173,9 @@ class CrashTest {
 
     /** A child JVM running a {@link CrashWriter} on {@code file}, its output going to {@code output}. */
     static ProcessBuilder writer(Path file, boolean cells, long seed, Path output, Path errors) {
-        Path classes = Path.of("target", "classes").toAbsolutePath();
-        Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp",
-                classes + File.pathSeparator + testClasses, CrashWriter.class.getName(), file.toString(),
-                String.valueOf(THREADS), String.valueOf(KEYS), String.valueOf(seed), String.valueOf(cells));
-        return builder.redirectError(errors.toFile()).redirectOutput(output.toFile());
+        return ChildJvm.of(CrashWriter.class, file.toString(), String.valueOf(THREADS), String.valueOf(KEYS),
+                String.valueOf(seed), String.valueOf(cells))
+                .redirectError(errors.toFile()).redirectOutput(output.toFile());
     }
 
     /**

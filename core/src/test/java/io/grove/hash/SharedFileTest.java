@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.grove.GroveHashMap;
 import io.grove.internal.tool.FileTool;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -256,14 +253,7 @@ class SharedFileTest {
 
     /** Starts a child JVM running {@code main} with {@code args}, its output (and errors) going to {@code output}. */
     private static Process child(Class<?> main, Path output, String... args) throws Exception {
-        Path classes = Path.of("target", "classes").toAbsolutePath();
-        Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp",
-                classes + File.pathSeparator + testClasses, main.getName()));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        return ChildJvm.of(main, args).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 
     /**

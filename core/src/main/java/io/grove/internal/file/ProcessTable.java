@@ -242,24 +242,22 @@ public final class ProcessTable {
      * change meanwhile; works on a read-only channel.
      */
     List<Process> liveProcesses() throws IOException {
-        List<Process> live = new ArrayList<>();
-        for (int i = 0; i < SLOTS; i++) {
-            if (state(i) == TAKEN && held(FIRST_RECORD_LOCK + i)) {
-                live.add(process(i));
-            }
-        }
-        return live;
+        return taken(true);
     }
 
     /** The records taken whose locks are free: processes that ended without closing the file. */
     List<Process> endedProcesses() throws IOException {
-        List<Process> ended = new ArrayList<>();
+        return taken(false);
+    }
+
+    private List<Process> taken(boolean live) throws IOException {
+        List<Process> found = new ArrayList<>();
         for (int i = 0; i < SLOTS; i++) {
-            if (state(i) == TAKEN && !held(FIRST_RECORD_LOCK + i)) {
-                ended.add(process(i));
+            if (state(i) == TAKEN && held(FIRST_RECORD_LOCK + i) == live) {
+                found.add(process(i));
             }
         }
-        return ended;
+        return found;
     }
 
     /**

@@ -46,6 +46,8 @@ public final class Pool implements MemoryPool {
     private String recoveryCause;
     /** Whether no other process has this pool's file open: its close records the allocator state as closed. */
     private boolean lastToClose;
+    /** Whether the close leaves the file marked open for its next open to recover ({@link #leaveForRecovery}). */
+    private boolean leaveMarkedOpen;
     private volatile boolean closed;
 
     /**
@@ -355,7 +357,7 @@ public final class Pool implements MemoryPool {
         if (file != null) {
             lastToClose = file.beginClose().getAsBoolean();
             if (lastToClose && file.processes().anyEnded()) {
-                needsRecovery = true; // its deleted slices and counts are lost to this close: the next open sweeps
+                leaveMarkedOpen = true; // its deleted slices and counts are lost to this close: the next open sweeps
             }
         }
         return file == null || lastToClose;
@@ -366,7 +368,7 @@ public final class Pool implements MemoryPool {
      * segment locked by a process that ended without closing it).
      */
     public synchronized void leaveForRecovery() {
-        needsRecovery = true;
+        leaveMarkedOpen = true;
     }
 
     /** The processes that have this pool's file open ({@link #overRegion}); {@code null} for a pool in memory. */
@@ -615,7 +617,7 @@ public final class Pool implements MemoryPool {
         if (!closed) {
             closed = true;
             try {
-                if (state != null && !readOnly && !needsRecovery) { // an unrecovered pool stays marked open
+                if (state != null && !readOnly && !needsRecovery && !leaveMarkedOpen) { // else it stays marked open
                     ((NovaAllocator) allocator).save();
                     if (!lastToClose) {
                         return; // the file stays open in other processes; the finally block leaves it

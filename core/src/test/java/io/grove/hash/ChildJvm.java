@@ -1,0 +1,23 @@
+package io.grove.hash;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The command that runs a class of these tests in a child JVM: this JVM's {@code java}, the module's classes. */
+final class ChildJvm {
+    private ChildJvm() {}
+
+    /** {@code java -Xmx256m -cp <classes>:<test classes> main args...}. */
+    static ProcessBuilder of(Class<?> main, String... args) {
+        Path classes = Path.of("target", "classes").toAbsolutePath();
+        Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp",
+                classes + File.pathSeparator + testClasses, main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command);
+    }
+}
