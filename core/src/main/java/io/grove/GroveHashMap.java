@@ -346,9 +346,12 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
         /**
          * For a map in a file that other processes may have open too: how long an operation waits for a segment that
          * another live process holds locked (a long operation of its, or a process stopped by a signal or a debugger)
-         * before it fails with {@link IllegalStateException} naming that process. A process is never robbed of its
-         * lock; one that ended without closing the file is named at once (within about 50 ms). Default
-         * {@link #DEFAULT_OTHER_PROCESS_WAIT}.
+         * before it fails with {@link IllegalStateException} naming that process. A live process is never robbed of its
+         * lock. A process that ended without closing the file (killed) is found by the next look of a waiting thread
+         * (about every 50 ms of waiting): that thread, alone among all processes, repairs every segment the ended
+         * process held, as a reopen's recovery would (an in-place update cut off is undone, a mutation cut off
+         * completed or rolled back), while the other segments stay in use, and every waiter goes on; the repair is
+         * logged as a warning. Default {@link #DEFAULT_OTHER_PROCESS_WAIT}.
          *
          * @throws IllegalArgumentException if {@code wait} is not positive
          */

@@ -5,9 +5,10 @@ import java.nio.file.Path;
 
 /**
  * A child JVM of {@link SharedFileTest}: opens the map in the file (argument 1), puts key 1, then updates key 1 in
- * place with a function that prints {@code holding} and never returns, so that this process holds the lock of key
- * 1's segment (and the entry's stamp odd) until it is killed; with a second argument {@code idle}, it prints
- * {@code holding} and waits with no operation in flight instead.
+ * place with a function that overwrites the value's last 8 bytes with {@code '#'}, prints {@code holding} and never
+ * returns, so that this process holds the lock of key 1's segment (and the entry's stamp odd, its value half
+ * changed) until it is killed; with a second argument {@code idle}, it prints {@code holding} and waits with no
+ * operation in flight instead.
  */
 public final class LockHolder {
     static final long KEY = 1;
@@ -20,7 +21,10 @@ public final class LockHolder {
         if (args.length > 1 && args[1].equals("idle")) {
             holdForEver();
         }
-        map.zc().computeIfPresent(KEY, view -> holdForEver());
+        map.zc().computeIfPresent(KEY, view -> {
+            view.fill(view.size() - 8, 8, (byte) '#');
+            holdForEver();
+        });
     }
 
     private static void holdForEver() {

@@ -274,6 +274,21 @@ public final class MappedFile implements AutoCloseable {
             }
 
             @Override
+            public Pool.HeldLock takeOver(int record) {
+                try {
+                    FileLock lock = processes.takeOver(record);
+                    return lock == null ? null : () -> release(lock, "a process record's lock");
+                } catch (IOException e) {
+                    throw new GroveFileException(name, "cannot take a process record's lock: " + e, e);
+                }
+            }
+
+            @Override
+            public String file() {
+                return name;
+            }
+
+            @Override
             public boolean anyEnded() {
                 return !endedWithoutClosing().isEmpty();
             }
@@ -396,15 +411,18 @@ public final class MappedFile implements AutoCloseable {
     public Pool.HeldLock lockGrowth() {
         try {
             FileLock lock = processes.lockGrowth();
-            return () -> {
-                try {
-                    lock.release();
-                } catch (IOException e) {
-                    throw new GroveFileException(name, "cannot release its growth lock: " + e, e);
-                }
-            };
+            return () -> release(lock, "its growth lock");
         } catch (IOException e) {
             throw new GroveFileException(name, "cannot take its growth lock: " + e, e);
+        }
+    }
+
+    /** Releases {@code lock}, which is {@code what}. */
+    private void release(FileLock lock, String what) {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            throw new GroveFileException(name, "cannot release " + what + ": " + e, e);
         }
     }
 

@@ -268,6 +268,23 @@ public final class ProcessTable {
         return state(i) == TAKEN && !held(FIRST_RECORD_LOCK + i);
     }
 
+    /**
+     * Takes the lock of record {@code i}, whose process ended without closing the file ({@link #ended}), so that this
+     * thread alone repairs what that process left; {@code null} if another thread, of this process or another, holds
+     * it (repairing) or the record is free. While held, the record's process looks alive to every other thread; the
+     * record stays taken, for the recovery of the whole file that the last close leaves to the next open.
+     */
+    FileLock takeOver(int i) throws IOException {
+        if (state(i) != TAKEN) {
+            return null;
+        }
+        try {
+            return channel.tryLock(FIRST_RECORD_LOCK + i, 1, false);
+        } catch (OverlappingFileLockException repairedHere) {
+            return null;
+        }
+    }
+
     /** Whether a process holds the lock on byte {@code position}: tries it shared and lets go at once. */
     private boolean held(long position) throws IOException {
         try (FileLock probe = channel.tryLock(position, 1, true)) {

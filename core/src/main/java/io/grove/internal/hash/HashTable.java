@@ -437,15 +437,24 @@ final class HashTable {
     /**
      * For a thread that has waited {@code spins} times for what segment {@code s}'s lock holder does (its lock, a
      * mutation, an in-place update), in a table in a file: every {@link #WATCH_EVERY} waits, if the holder is another
-     * process, throws {@link IllegalStateException} naming it if it ended without closing the file (it left the lock
-     * held: only a recovery of the whole file frees it) or if this thread has waited on it for longer than
-     * {@link Pool.ProcessWatch#waitLimitNanos} (stopped, or in a long operation: never robbed of its lock). Returns
-     * when the watch began ({@code since}, 0 before the first look).
+     * process, looks at it. If it ended without closing the file, repairs every segment it left locked
+     * ({@link #repairLeftBy}), unless another thread does, and the wait goes on (for the lock, free now, or for that
+     * thread's repair); if it lives, throws {@link IllegalStateException} naming it once this thread has waited on it
+     * for longer than {@link Pool.ProcessWatch#waitLimitNanos} (stopped, or in a long operation: never robbed of its
+     * lock). Returns when the watch began ({@code since}, 0 before the first look).
+     *
+     * @throws IllegalStateException also if the holder ended and its segments cannot be repaired now (this map is
+     *     closing, or a segment is damaged beyond what a kill leaves)
      */
     long watchHolder(int s, int spins, long since) {
         if (processes == null || (spins & (WATCH_EVERY - 1)) != WATCH_EVERY - 1) {
             return since;
         }
+        return lookAtHolder(s, since);
+    }
+
+    /** {@link #watchHolder}'s look at segment {@code s}'s holder, in a table in a file, now. */
+    private long lookAtHolder(int s, long since) {
         long now = System.nanoTime();
         int value = SegmentLayout.lockValue(segmentBlocks[s], segmentOffsets[s]);
         if (value <= 0 || value == holder) {
@@ -453,9 +462,12 @@ final class HashTable {
         }
         int record = value - 1;
         if (processes.ended(record)) {
-            throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
-                    + ", which ended without closing the file: close every map on the file and open it again, which"
-                    + " recovers it");
+            if (!repairLeftBy(record)) {
+                throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
+                        + ", which ended without closing the file, and this map is closing: the next open of the"
+                        + " file recovers it");
+            }
+            return since;
         }
         if (since != 0 && now - since > processes.waitLimitNanos()) {
             throw new IllegalStateException("waited " + (now - since) / 1_000_000 + " ms for segment " + s
@@ -463,6 +475,60 @@ final class HashTable {
                     + " operation)");
         }
         return since == 0 ? now : since;
+    }
+
+    /**
+     * Repairs every segment that the process in record {@code record}, which ended without closing the file, left
+     * locked, and empties the hazard slots it left filled, while the other segments stay in use
+     * ({@link TableRecovery#whileInUse}); logs what it did. Only one thread of all processes does so at a time: the one
+     * that takes the record over ({@link Pool.ProcessWatch#takeOver}); for the others this does nothing. Counts as an
+     * operation of this process that holds locks ({@link #lockedOperations}), so that a close of this map waits for
+     * it; returns {@code false}, doing nothing, if the close began.
+     *
+     * @throws IllegalStateException if a segment is damaged beyond what a kill leaves: it is left locked by the
+     *     ended process, for the recovery of the whole file
+     */
+    private boolean repairLeftBy(int record) {
+        if (!enterLocked()) {
+            return false;
+        }
+        try (Pool.HeldLock takenOver = processes.takeOver(record)) {
+            if (takenOver == null) {
+                return true;
+            }
+            long started = System.nanoTime();
+            TableRecovery repair = TableRecovery.whileInUse(pool, cellBytes);
+            StringBuilder repaired = new StringBuilder();
+            int count = 0;
+            for (int s = 0; s < segmentCount(); s++) {
+                MemorySegment sb = segmentBlocks[s];
+                long so = segmentOffsets[s];
+                if (!SegmentLayout.takeOver(sb, so, record + 1, holder)) {
+                    continue;
+                }
+                SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
+                try {
+                    repair.repairAbandoned(s, segmentCount(), sb, so);
+                } catch (RuntimeException damaged) {
+                    SegmentLayout.takeOver(sb, so, holder, record + 1);
+                    throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
+                            + ", which ended without closing the file, and cannot be repaired while the file is open ("
+                            + damaged.getMessage() + "): close every map on the file and open it again, which"
+                            + " recovers it", damaged);
+                }
+                repaired.append(count++ == 0 ? "" : ", ").append(s);
+            }
+            int hazards = pool.clearHazardsOf(record);
+            String report = repair.result(count).describe();
+            System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> processes.file()
+                    + ": " + processes.describe(record) + " ended without closing the file; repaired in "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms: segments [" + repaired + "] it left locked ("
+                    + report + "), " + hazards + " hazard slots emptied; what it"
+                    + " kept on its heap (deleted slices, counts) waits for the recovery of the whole file");
+            return true;
+        } finally {
+            exitLocked();
+        }
     }
 
     /**
@@ -720,13 +786,18 @@ final class HashTable {
     }
 
     /**
-     * For a handle about to wait on entry {@code e}'s odd stamp ({@link SliceHandle.WriterCheck}): throws if the
-     * calling thread holds the lock of {@code e}'s segment, since only that lock's holder writes the value in place.
-     * The entry is live while its stamp is odd, so its key, which names the segment, is its own.
+     * For a handle waiting on entry {@code e}'s odd stamp since {@code waitingSince} ({@link SliceHandle.WriterCheck}):
+     * throws if the calling thread holds the lock of {@code e}'s segment, since only that lock's holder writes the
+     * value in place; in a table in a file, looks at the holder as {@link #watchHolder} does (repairs what it left if
+     * it ended; throws once the wait for a live one is over). The entry is live while its stamp is odd, so its key,
+     * which names the segment, is its own.
      */
-    void checkValueNotWrittenByCaller(long e) {
-        long hash = KeyHash.of(pool.segment(e), keyOffset(e), keyLength(e));
-        checkNotHeldByCaller(segmentOf(hash));
+    void checkValueWriter(long e, long waitingSince) {
+        int s = segmentOf(KeyHash.of(pool.segment(e), keyOffset(e), keyLength(e)));
+        checkNotHeldByCaller(s);
+        if (processes != null) {
+            lookAtHolder(s, waitingSince);
+        }
     }
 
     /** Whether the entry whose slice header is at {@code granule} holds the key in {@code scratch}. */

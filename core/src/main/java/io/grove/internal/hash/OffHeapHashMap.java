@@ -209,16 +209,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             throw new GroveFileException(name, pool.recoveryCause() + " and cannot be recovered: " + e.getMessage(),
                     e);
         }
-        String tableReport = table == null ? "no table yet"
-                : table.entries() + " entries in " + table.segments() + " segments; " + table.unlocked()
-                        + " segment locks released, " + table.mutationsEnded() + " interrupted changes ended, "
-                        + table.growthsFixed() + " growths repaired, " + table.duplicatesRemoved()
-                        + " slots of a cut-off removal emptied, " + table.restoredValues() + " values put back as"
-                        + " they were before an in-place update cut off, " + table.tornValues() + " values found"
-                        + " half-written with nothing to put back, " + table.unsoundDropped() + " unsound entries"
-                        + " dropped (torn by an operating-system crash, or damaged), " + table.misplacedRelinked()
-                        + " entries linked again from their home slots, " + table.repeatedKeysDropped()
-                        + " second links of a key dropped";
+        String tableReport = table == null ? "no table yet" : table.describe();
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
                 + pool.recoveryCause() + (departed.isEmpty() ? "" : "; " + departed.stream().map(String::valueOf)
                         .collect(Collectors.joining("; ")) + " ended without closing it")
@@ -251,7 +242,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
         this.table = table;
-        this.valueWriters = table::checkValueNotWrittenByCaller;
+        this.valueWriters = table::checkValueWriter;
         boolean bounded = bounds.maximumSize() != Long.MAX_VALUE || bounds.maximumBytes() != Long.MAX_VALUE;
         this.clock = bounded ? new ClockEviction(table, pool) : null;
         this.budget = bounded ? new Budget(table, clock, bounds.maximumSize(), bounds.maximumBytes()) : null;

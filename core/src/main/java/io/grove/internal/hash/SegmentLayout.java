@@ -83,6 +83,14 @@ final class SegmentLayout {
                 && INT.compareAndSet(block, segment + LOCK, 0, holder);
     }
 
+    /**
+     * Takes for {@code holder} the lock that {@code from}, the holder value of a process that ended holding it, still
+     * holds; {@code false}, changing nothing, if it does not. Also gives a lock back to {@code from}.
+     */
+    static boolean takeOver(MemorySegment block, long segment, int from, int holder) {
+        return INT.compareAndSet(block, segment + LOCK, from, holder);
+    }
+
     /** Whether the lock is held now (not free, not closed), for a check of a table at rest. */
     static boolean isLocked(MemorySegment block, long segment) {
         return (int) INT.getAcquire(block, segment + LOCK) > 0;
@@ -230,7 +238,7 @@ final class SegmentLayout {
         LONG.setRelease(block, segment + JOURNAL, imageRef);
     }
 
-    /** Forgets a lock left by a process that died holding it (a reopen's repair, with no other user). */
+    /** Forgets a lock left by a process that died holding it, once its repair is done ({@code TableRecovery}). */
     static void forceUnlock(MemorySegment block, long segment) {
         LONG.set(block, segment + OWNER, 0L);
         INT.setRelease(block, segment + LOCK, 0);

@@ -45,14 +45,38 @@ import java.util.Arrays;
  * two sound entries of one key (a removed one's slot on an older page), the one lookups do not reach, later in the run,
  * is dropped. None of these is expected after a mere kill, but for the torn cell and the second copy of an entry a
  * removal's shift in a table with cells may leave (above).
+ *
+ * <p><b>While other processes use the file</b> ({@link #whileInUse}): a thread that found a segment locked by a
+ * process that ended without closing the file takes the lock over ({@link SegmentLayout#takeOver}) and repairs that
+ * segment alone, as above, while every other segment stays in use. The version is made odd first if the dead process
+ * had not begun a mutation, so that lock-free readers discard what they read while the slots are repaired, and is
+ * made even, after the tags and counts, just before the lock is freed: the repair is a mutation like any other. A
+ * tag array that does not fit the slots is replaced at once (the pool allocates), and the journal's image is deleted
+ * once its value is back. What the repair cannot see stays lost until the next recovery of the whole file (the last
+ * process to close the file leaves it to that recovery): slices the dead process had allocated and not linked, or
+ * unlinked and not deleted yet, the slices in its release lists, and the budget of a bounded map it held in transit
+ * (the bound then admits fewer entries, never more).
  */
 final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
-            long misplacedRelinked, long repeatedKeysDropped, int[] taglessSegments) {}
+            long misplacedRelinked, long repeatedKeysDropped, int[] taglessSegments) {
+        /** What the repair did, for the log. */
+        String describe() {
+            return entries + " entries in " + segments + " segments; " + unlocked + " segment locks released, "
+                    + mutationsEnded + " interrupted changes ended, " + growthsFixed + " growths repaired, "
+                    + duplicatesRemoved + " slots of a cut-off removal emptied, " + restoredValues + " values put"
+                    + " back as they were before an in-place update cut off, " + tornValues + " values found"
+                    + " half-written with nothing to put back, " + unsoundDropped + " unsound entries dropped (torn"
+                    + " by an operating-system crash, or damaged), " + misplacedRelinked + " entries linked again"
+                    + " from their home slots, " + repeatedKeysDropped + " second links of a key dropped";
+        }
+    }
 
     private final Pool pool;
+    /** Whether other threads and processes use the table during the repair ({@link #whileInUse}). */
+    private final boolean inUse;
     private final boolean checked;
     /** The bytes of each cell of the table's slot arrays ({@link SlotLayout}). */
     private final int cellBytes;
@@ -78,8 +102,9 @@ final class TableRecovery {
     private long image;
     private long imageEntry;
 
-    private TableRecovery(Pool pool, int cellBytes) {
+    private TableRecovery(Pool pool, int cellBytes, boolean inUse) {
         this.pool = pool;
+        this.inUse = inUse;
         this.checked = pool.inFile();
         this.cellBytes = cellBytes;
     }
@@ -93,7 +118,7 @@ final class TableRecovery {
      *     array is not a whole number of cells
      */
     static Result repair(Pool pool, long directory, int cellBytes, long maxEntries, long maxBytes) {
-        TableRecovery recovery = new TableRecovery(pool, cellBytes);
+        TableRecovery recovery = new TableRecovery(pool, cellBytes, false);
         recovery.keep(directory);
         MemorySegment db = pool.segment(directory);
         long dof = pool.payloadOffset(directory);
@@ -115,10 +140,36 @@ final class TableRecovery {
             SegmentLayout.setSpare(sb, so, Budget.BYTES, 0);
         }
         DirectoryLayout.initialize(db, dof, remaining(maxEntries, usedEntries), remaining(maxBytes, usedBytes));
-        return new Result(Arrays.copyOf(recovery.live, recovery.liveCount), segments, recovery.unlocked,
-                recovery.mutationsEnded, recovery.growthsFixed, recovery.duplicatesRemoved, recovery.entries,
-                recovery.restoredValues, recovery.tornValues, recovery.unsoundDropped, recovery.misplacedRelinked,
-                recovery.repeatedKeysDropped, recovery.tagless);
+        return recovery.result(segments);
+    }
+
+    /**
+     * A repair of the segments of a table in {@code pool} (cells of {@code cellBytes} bytes) that processes which
+     * ended left locked, while the table is in use ({@link #repairAbandoned}; see the class notes).
+     */
+    static TableRecovery whileInUse(Pool pool, int cellBytes) {
+        return new TableRecovery(pool, cellBytes, true);
+    }
+
+    /**
+     * Repairs segment {@code s} of {@code segments}, at {@code so} in {@code sb}, whose lock the caller took over
+     * from a process that ended holding it, and frees its lock.
+     *
+     * @throws IllegalStateException if the segment's slot array is not a live slice of a power-of-two number of
+     *     cells; the segment is then left as it was found, locked by the caller
+     */
+    void repairAbandoned(int s, int segments, MemorySegment sb, long so) {
+        if ((SegmentLayout.versionAcquire(sb, so) & 1) == 0) {
+            SegmentLayout.beginMutation(sb, so);
+        }
+        repairSegment(s, segments, sb, so);
+    }
+
+    /** What the repairs did so far, of a table of {@code segments} segments. */
+    Result result(int segments) {
+        return new Result(Arrays.copyOf(live, liveCount), segments, unlocked, mutationsEnded, growthsFixed,
+                duplicatesRemoved, entries, restoredValues, tornValues, unsoundDropped, misplacedRelinked,
+                repeatedKeysDropped, tagless);
     }
 
     /**
@@ -173,16 +224,13 @@ final class TableRecovery {
         return bound == Long.MAX_VALUE ? Budget.initialFree(bound) : Math.max(0, bound - used);
     }
 
+    /**
+     * Repairs segment {@code s} of {@code segments}, at {@code so} in {@code sb} (see the class notes); ends its
+     * mutation and frees its lock last.
+     */
     private void repairSegment(int s, int segments, MemorySegment sb, long so) {
-        if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
-            SegmentLayout.forceUnlock(sb, so);
-            unlocked++;
-        }
-        long version = SegmentLayout.version(sb, so);
-        if ((version & 1) != 0) {
-            SegmentLayout.setVersion(sb, so, version + 1);
-            mutationsEnded++;
-        }
+        boolean locked = SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0;
+        boolean mutating = (SegmentLayout.version(sb, so) & 1) != 0;
         long slots = SegmentLayout.slots(sb, so);
         if (!pool.isLive(slots)) {
             throw new IllegalStateException("the slot array is not a live slice: reference " + slots);
@@ -199,7 +247,10 @@ final class TableRecovery {
             SegmentLayout.setSlotBits(sb, so, bits);
             growthsFixed++;
         }
-        if (tagsFit) {
+        if (!tagsFit && inUse) {
+            SegmentLayout.setTags(sb, so, pool.allocate(TagLayout.bytesFor(bits)));
+            tagsFit = true;
+        } else if (tagsFit) {
             keep(SegmentLayout.tags(sb, so));
         } else {
             tagless = Arrays.copyOf(tagless, tagless.length + 1);
@@ -264,6 +315,9 @@ final class TableRecovery {
             i++;
         }
         SegmentLayout.setJournal(sb, so, 0);
+        if (inUse && image != 0 && pool.isLive(image)) {
+            pool.deletePrivate(image); // only a repair of its segment reads it
+        }
         this.image = 0;
         imageEntry = 0;
         long count = 0;
@@ -284,6 +338,14 @@ final class TableRecovery {
         SegmentLayout.setBytes(sb, so, bytes);
         if (tagsFit) {
             writeTags(pool, sb, so, cellBytes);
+        }
+        if (mutating) {
+            SegmentLayout.endMutation(sb, so);
+            mutationsEnded++;
+        }
+        if (locked) {
+            SegmentLayout.forceUnlock(sb, so);
+            unlocked++;
         }
     }
 
@@ -400,6 +462,9 @@ final class TableRecovery {
     }
 
     private void keep(long ref) {
+        if (inUse) {
+            return; // no sweep follows
+        }
         if (liveCount == live.length) {
             live = Arrays.copyOf(live, liveCount * 2);
         }

@@ -197,6 +197,22 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
         void clearAll() {
             area.fill((byte) 0);
         }
+
+        /**
+         * Empties the slots that the process in record {@code record}, which ended, left filled (its writes ended with
+         * it), while other processes use the others; returns how many.
+         */
+        int clearOf(int record) {
+            long ownerOf = (long) (record + 1) << OWNER_SHIFT;
+            int cleared = 0;
+            for (long at = 0; at < area.byteSize(); at += 1 << LINE_SHIFT) {
+                long word = (long) WORD.getVolatile(area, at);
+                if ((word & -(1L << OWNER_SHIFT)) == ownerOf && WORD.compareAndSet(area, at, word, 0L)) {
+                    cleared++;
+                }
+            }
+            return cleared;
+        }
     }
 
     /** The first {@code count} granules of {@code found}, sorted; {@link #NONE} if there are none. */

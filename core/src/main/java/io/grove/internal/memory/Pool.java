@@ -40,6 +40,8 @@ public final class Pool implements MemoryPool {
     private final int processRecord;
     /** What to do with the file of a pool over one ({@link #overRegion}), else {@code null}. */
     private final FileHooks file;
+    /** The hazard slots of every process that has the file open, for a pool over one; else {@code null}. */
+    private final HazardSlots.InFile fileHazards;
     /** Whether the file cannot be continued as recorded ({@link #recoveryCause}) and {@link #recover} has not run. */
     private boolean needsRecovery;
     /** Why the file could not be continued as recorded when opened; {@code null} if it could, or not a file. */
@@ -100,6 +102,7 @@ public final class Pool implements MemoryPool {
         this.readOnly = readOnly;
         this.processRecord = processRecord;
         this.file = file;
+        this.fileHazards = hazards instanceof HazardSlots.InFile inFile ? inFile : null;
         this.blocks = new Blocks(blockSize, memoryLimit, source, words);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
@@ -299,6 +302,16 @@ public final class Pool implements MemoryPool {
         /** The process in record {@code record}, for a message: its id, start and when it opened the file. */
         String describe(int record);
 
+        /**
+         * Takes over record {@code record}, whose process ended without closing the file, for the calling thread to
+         * repair what that process left: the lock to close once done, or {@code null} if another thread, of any
+         * process, repairs it now.
+         */
+        HeldLock takeOver(int record);
+
+        /** The file's name, for a message. */
+        String file();
+
         /** Whether any process that had the file open ended without closing it. */
         boolean anyEnded();
 
@@ -343,6 +356,15 @@ public final class Pool implements MemoryPool {
      */
     public int processRecord() {
         return processRecord;
+    }
+
+    /**
+     * Empties the hazard slots that the process in record {@code record} of the pool's file left filled when it ended
+     * without closing the file, so that the slices they name can be reused; for the thread that took that record over
+     * ({@link ProcessWatch#takeOver}). Returns how many.
+     */
+    public int clearHazardsOf(int record) {
+        return fileHazards.clearOf(record);
     }
 
     /**

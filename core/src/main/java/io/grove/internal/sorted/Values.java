@@ -598,7 +598,7 @@ final class Values<V> implements SliceHandle.WriterCheck {
      * function updating the value in place (the handle would wait for itself).
      */
     @Override
-    public void checkCallerIsNotWriting(long ref) {
+    public void checkWriter(long ref, long waitingSince) {
         if (calls.callerHolds(ref)) {
             throw CallRegistry.recursiveUpdate("a handle read of the value the caller's own function is updating");
         }

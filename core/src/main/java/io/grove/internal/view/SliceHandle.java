@@ -93,11 +93,13 @@ public final class SliceHandle implements Handle {
     }
 
     /**
-     * Told when a read is about to wait for a writer of the slice (its stamp odd); throws if that writer is the
-     * calling thread itself: a map's user function reading, through a handle, the value it is updating in place.
+     * Told now and then while a read waits for a writer of the slice (its stamp odd), since {@code waitingSince}
+     * ({@link System#nanoTime}); throws if that writer is the calling thread itself (a map's user function reading,
+     * through a handle, the value it is updating in place), or, in a map whose writers may be other processes, if the
+     * wait must end (see {@code HashTable#watchHolder}).
      */
     public interface WriterCheck {
-        void checkCallerIsNotWriting(long ref);
+        void checkWriter(long ref, long waitingSince);
 
         /**
          * Whether the slice's bytes may be read under odd stamp {@code stamp} as if it were even: the map holds the
@@ -361,6 +363,7 @@ public final class SliceHandle implements Handle {
         if (confirmedStamp != UNCONFIRMED) {
             return confirmedStamp;
         }
+        long waitingSince = 0;
         for (int attempt = 0; ; attempt++) {
             long stamp = SliceStamp.acquire(view.segment(), stampAt);
             if (SliceStamp.isRemoved(stamp)) {
@@ -382,7 +385,8 @@ public final class SliceHandle implements Handle {
                 return stamp;
             }
             if (writers != null && CallRegistry.timeToCheck(attempt)) {
-                writers.checkCallerIsNotWriting(ref);
+                waitingSince = waitingSince == 0 ? System.nanoTime() : waitingSince;
+                writers.checkWriter(ref, waitingSince);
             }
             Backoff.pause(attempt);
         }

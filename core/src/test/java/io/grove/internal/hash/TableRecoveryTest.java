@@ -300,21 +300,7 @@ class TableRecoveryTest {
             MemorySegment sb = map.table.block(3);
             long so = map.table.offset(3);
             int bits = SegmentLayout.slotBits(sb, so);
-            long old = SegmentLayout.slots(sb, so);
-            long fresh = pool.allocate(SlotLayout.bytesFor(bits + 1, CELL));
-            long mask = (2L << bits) - 1;
-            for (long i = 0; i < 1L << bits; i++) {
-                long slot = SlotLayout.get(pool.segment(old), pool.payloadOffset(old), i, CELL);
-                if (slot != SlotLayout.EMPTY) {
-                    long j = SlotLayout.home(slot, mask);
-                    while (SlotLayout.get(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL)
-                            != SlotLayout.EMPTY) {
-                        j = (j + 1) & mask;
-                    }
-                    SlotLayout.set(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL, slot);
-                }
-            }
-            SegmentLayout.setSlots(sb, so, fresh);
+            growWithoutTags(pool, sb, so);
             if (tagsInstalled) { // empty tags of the new size: the repair writes them
                 SegmentLayout.setTags(sb, so, pool.allocate(TagLayout.bytesFor(bits + 1)));
             }
@@ -391,6 +377,77 @@ class TableRecoveryTest {
             });
             assertEquals("w0", map.get(0L));
         }
+    }
+
+    /**
+     * Segments that a process which ended left locked (lock value 6: its record 5), one in a removal cut off in its
+     * shift, one in a growth cut off before it installed its tag array, are repaired one at a time by a thread that
+     * took their locks over, as while the table stays in use: the tag array is replaced at once, and each repaired
+     * segment's version ends even and its lock free.
+     */
+    @Test
+    void segmentsLeftLockedByAnEndedProcessAreRepairedWhileTheTableIsInUse() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            Map<Long, String> reference = new HashMap<>();
+            long i = fillUntilARunHasADisplacedEntry(map, reference);
+            MemorySegment sb = map.table.block(0);
+            long so = map.table.offset(0);
+            long slots = SegmentLayout.slots(sb, so);
+            long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+            assertTrue(SegmentLayout.tryLock(sb, so, 6));
+            SegmentLayout.beginMutation(sb, so);
+            SlotLayout.set(pool.segment(slots), pool.payloadOffset(slots), i, CELL,
+                    SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), (i + 1) & mask, CELL));
+            MemorySegment grownBlock = map.table.block(3);
+            long grown = map.table.offset(3);
+            assertTrue(SegmentLayout.tryLock(grownBlock, grown, 6));
+            growWithoutTags(pool, grownBlock, grown);
+
+            TableRecovery repair = TableRecovery.whileInUse(pool, CELL);
+            for (int s : new int[] {0, 3}) {
+                MemorySegment block = map.table.block(s);
+                long offset = map.table.offset(s);
+                assertTrue(SegmentLayout.takeOver(block, offset, 6, 1));
+                repair.repairAbandoned(s, map.table.segmentCount(), block, offset);
+                assertEquals(0, SegmentLayout.lockValue(block, offset));
+                assertEquals(0, SegmentLayout.versionAcquire(block, offset) & 1);
+            }
+            TableRecovery.Result result = repair.result(2);
+            assertEquals(1, result.duplicatesRemoved());
+            assertEquals(1, result.growthsFixed());
+            assertEquals(0, result.taglessSegments().length, "replaced at once");
+            assertEquals(List.of(), TableCheck.check(pool, map.directory()).problems(), "after the repair");
+            reference.remove(reference.keySet().stream().filter(k -> map.get(k) == null).findFirst().orElseThrow());
+            assertEquals(reference, new HashMap<>(map));
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+                for (long k = 0; k < 500; k++) {
+                    map.put(k, "w" + k); // every segment, the repaired ones included
+                }
+            });
+        }
+    }
+
+    /**
+     * Doubles the slot array of the segment at {@code so} in {@code sb} and installs it without a tag array of its size
+     * or its new size recorded: a growth cut off.
+     */
+    private static void growWithoutTags(Pool pool, MemorySegment sb, long so) {
+        int bits = SegmentLayout.slotBits(sb, so);
+        long old = SegmentLayout.slots(sb, so);
+        long fresh = pool.allocate(SlotLayout.bytesFor(bits + 1, CELL));
+        long mask = (2L << bits) - 1;
+        for (long i = 0; i < 1L << bits; i++) {
+            long slot = SlotLayout.get(pool.segment(old), pool.payloadOffset(old), i, CELL);
+            if (slot != SlotLayout.EMPTY) {
+                long j = SlotLayout.home(slot, mask);
+                while (SlotLayout.get(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL) != SlotLayout.EMPTY) {
+                    j = (j + 1) & mask;
+                }
+                SlotLayout.set(pool.segment(fresh), pool.payloadOffset(fresh), j, CELL, slot);
+            }
+        }
+        SegmentLayout.setSlots(sb, so, fresh);
     }
 
     /** An in-place update killed half-way (entry stamp odd): the stamp is made even and the entry counted torn. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,22 @@ class HazardSlotsTest {
             assertArrayEquals(new long[] {Reference.GRANULE_MASK}, hazards.announcedGranules());
             hazards.clearAll();
             assertEquals(0, hazards.announcedGranules().length);
+        }
+    }
+
+    /** The slots a process that ended left filled are emptied; another process's stay. */
+    @Test
+    void aFilesSlotsOfAnEndedProcessAreEmptiedAlone() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment area = arena.allocate(64 * 1024, 64);
+            HazardSlots.InFile ended = new HazardSlots.InFile(area, 3);
+            HazardSlots.InFile alive = new HazardSlots.InFile(area, 4);
+            ended.announce(Reference.of(100, 1));
+            ended.announce(Reference.of(200, 1));
+            alive.announce(Reference.of(300, 1));
+            assertEquals(0, alive.clearOf(2));
+            assertEquals(2, alive.clearOf(3));
+            assertArrayEquals(new long[] {300}, alive.announcedGranules());
         }
     }
 
