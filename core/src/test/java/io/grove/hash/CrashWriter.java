@@ -98,7 +98,7 @@ public final class CrashWriter {
     }
 
     /** {@link #toggle} on the value's bytes, one at a time, with a pause after each. */
-    private static void toggleInPlace(ResizableView view) {
+    static void toggleInPlace(ResizableView view) {
         int colons = 0;
         for (int i = 0; i < view.size(); i++) {
             byte b = view.getByte(i);
@@ -113,7 +113,7 @@ public final class CrashWriter {
         }
     }
 
-    private static void print(String line) {
+    static void print(String line) {
         byte[] bytes = (line + "\n").getBytes(StandardCharsets.US_ASCII);
         try {
             synchronized (OUT) {
