@@ -244,6 +244,65 @@ class SharedFileTest {
         assertTrue(CrashTest.tool("inspect", file).contains("closed cleanly  yes"), CrashTest.tool("inspect", file));
     }
 
+    /**
+     * A process stopped with {@code SIGSTOP} while it holds a segment's lock (inside an in-place update) is never
+     * robbed of it: a put and a get of its key here wait out {@code otherProcessWait} (1 s here) and fail naming it as
+     * alive; once it is continued ({@code SIGCONT}), both processes go on.
+     */
+    @Test
+    void aStoppedHolderIsWaitedForWithinTheBoundAndBothGoOnOnceItContinues() throws Exception {
+        Path file = dir.resolve("stopped.grove");
+        Path output = dir.resolve("busy.out");
+        Process holder = child(LockHolder.class, output, file.toString(), "busy");
+        try {
+            awaitHolding(holder, output);
+            try (GroveHashMap<Long, String> map =
+                    CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(1)).build()) {
+                IllegalStateException timedOut = null;
+                long waited = 0;
+                for (int attempt = 0; attempt < 30 && timedOut == null; attempt++) {
+                    signal("STOP", holder); // about half the time inside an update
+                    Thread.sleep(LockHolder.BUSY_MILLIS);
+                    long started = System.nanoTime();
+                    try {
+                        map.put(LockHolder.KEY, "mine");
+                        signal("CONT", holder); // it was stopped between two updates: again
+                        Thread.sleep(3 * LockHolder.BUSY_MILLIS);
+                    } catch (IllegalStateException e) {
+                        timedOut = e;
+                        waited = System.nanoTime() - started;
+                    }
+                }
+                assertTrue(timedOut != null, "never stopped inside an update in 30 attempts");
+                assertTrue(waited >= TimeUnit.SECONDS.toNanos(1) && waited < TimeUnit.SECONDS.toNanos(5),
+                        "waited " + waited / 1_000_000 + " ms");
+                assertTrue(timedOut.getMessage().contains("process " + holder.pid()), timedOut.getMessage());
+                assertTrue(timedOut.getMessage().contains("which is alive"), timedOut.getMessage());
+                IllegalStateException reader = assertThrows(IllegalStateException.class, () -> map.get(LockHolder.KEY));
+                assertTrue(reader.getMessage().contains("which is alive"), reader.getMessage());
+                long updates = Files.readAllLines(output).size();
+
+                signal("CONT", holder);
+                map.put(LockHolder.KEY, "after");
+                assertTrue(map.get(LockHolder.KEY) != null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (Files.readAllLines(output).size() < updates + 5 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(Files.readAllLines(output).size() >= updates + 5, "the continued holder went on");
+            }
+        } finally {
+            signal("CONT", holder);
+            holder.destroyForcibly().waitFor();
+        }
+    }
+
+    /** Sends signal {@code name} to {@code process} with the system's {@code kill} command. */
+    private static void signal(String name, Process process) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + name);
+    }
+
     private static void awaitHolding(Process child, Path output) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.readString(output).contains("holding") && child.isAlive() && System.nanoTime() < deadline) {
