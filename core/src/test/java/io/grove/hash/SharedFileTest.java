@@ -1,5 +1,6 @@
 package io.grove.hash;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -294,6 +296,55 @@ class SharedFileTest {
         } finally {
             signal("CONT", holder);
             holder.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
+     * Zero-copy handles held in one process on entries that another process replaces and removes, reusing their memory,
+     * never read another entry's bytes: while the other process works, each read returns the entry's own value or
+     * throws {@link ConcurrentModificationException}; once it is done, every read throws.
+     */
+    @Test
+    void handlesOnEntriesAnotherProcessReplacesFailInsteadOfReadingOthersBytes() throws Exception {
+        Path file = dir.resolve("handles.grove");
+        int keys = 500;
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            Handle[] handles = new Handle[keys];
+            byte[][] values = new byte[keys][];
+            for (int k = 0; k < keys; k++) {
+                map.put((long) k, CrashWriter.value(k, 0));
+                handles[k] = map.zc().get((long) k);
+                values[k] = CrashWriter.value(k, 0).getBytes(StandardCharsets.UTF_8);
+                assertArrayEquals(values[k], handles[k].toByteArray());
+            }
+            Path output = dir.resolve("replacer.out");
+            Process replacer = child(Replacer.class, output, file.toString(), String.valueOf(keys));
+            long ownBytes = 0;
+            long failed = 0;
+            try {
+                while (replacer.isAlive()) {
+                    for (int k = 0; k < keys; k++) {
+                        try {
+                            assertArrayEquals(values[k], handles[k].toByteArray(), "key " + k);
+                            ownBytes++;
+                        } catch (ConcurrentModificationException replaced) {
+                            failed++;
+                        }
+                    }
+                }
+                assertEquals(0, replacer.waitFor(), Files.readString(output));
+            } finally {
+                replacer.destroyForcibly().waitFor();
+            }
+            assertTrue(Files.readString(output).contains("done"), Files.readString(output));
+            for (int k = 0; k < keys; k++) {
+                Handle handle = handles[k];
+                assertThrows(ConcurrentModificationException.class, handle::toByteArray, "key " + k);
+                assertEquals(k % 2 == 0 ? CrashWriter.value(k, 1) : null, map.get((long) k));
+            }
+            assertEquals(5L * keys - keys / 2, map.size());
+            System.out.println("handles read during the other process's changes: " + ownBytes + " own values, "
+                    + failed + " failed");
         }
     }
 
