@@ -261,26 +261,33 @@ class SharedFileTest {
             try (GroveHashMap<Long, String> map =
                     CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(1)).build()) {
                 IllegalStateException timedOut = null;
+                IllegalStateException reader = null;
                 long waited = 0;
-                for (int attempt = 0; attempt < 30 && timedOut == null; attempt++) {
+                for (int attempt = 0; attempt < 30 && reader == null; attempt++) {
                     signal("STOP", holder); // about half the time inside an update
                     Thread.sleep(LockHolder.BUSY_MILLIS);
                     long started = System.nanoTime();
                     try {
                         map.put(LockHolder.KEY, "mine");
-                        signal("CONT", holder); // it was stopped between two updates: again
-                        Thread.sleep(3 * LockHolder.BUSY_MILLIS);
                     } catch (IllegalStateException e) {
                         timedOut = e;
                         waited = System.nanoTime() - started;
+                        try {
+                            map.get(LockHolder.KEY); // waits only while the value's stamp is odd
+                        } catch (IllegalStateException e2) {
+                            reader = e2;
+                        }
+                    }
+                    if (reader == null) { // stopped between two updates, or with the lock and an even stamp: again
+                        signal("CONT", holder);
+                        Thread.sleep(3 * LockHolder.BUSY_MILLIS);
                     }
                 }
-                assertTrue(timedOut != null, "never stopped inside an update in 30 attempts");
+                assertTrue(reader != null, "never stopped inside an update's function in 30 attempts");
                 assertTrue(waited >= TimeUnit.SECONDS.toNanos(1) && waited < TimeUnit.SECONDS.toNanos(5),
                         "waited " + waited / 1_000_000 + " ms");
                 assertTrue(timedOut.getMessage().contains("process " + holder.pid()), timedOut.getMessage());
                 assertTrue(timedOut.getMessage().contains("which is alive"), timedOut.getMessage());
-                IllegalStateException reader = assertThrows(IllegalStateException.class, () -> map.get(LockHolder.KEY));
                 assertTrue(reader.getMessage().contains("which is alive"), reader.getMessage());
                 long updates = Files.readAllLines(output).size();
 

@@ -100,6 +100,21 @@ public final class ChronicleKv extends KvContender {
         }
     }
 
+    /**
+     * The map of {@code chronicle-file} persisted to {@code file} ({@code createPersistedTo}: created if missing,
+     * else opened beside the processes that have it open), for {@code keys} records; kept at close (the shared-file
+     * experiment).
+     */
+    public static KvMap sharedFile(Path file, long keys, int keySize, int valueSize) {
+        try {
+            return new Map(ChronicleMap.of(byte[].class, byte[].class).name("grove-bench").entries(keys)
+                    .constantKeySizeBySample(new byte[keySize]).constantValueSizeBySample(new byte[valueSize])
+                    .createPersistedTo(file.toFile()), valueSize, null);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static final class Map implements KvMap {
         private final ChronicleMap<byte[], byte[]> map;
         private final int valueSize;

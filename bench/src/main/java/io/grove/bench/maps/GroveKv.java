@@ -117,6 +117,16 @@ public final class GroveKv extends KvContender {
         return new Map(b.build(), config.valueSize(), file);
     }
 
+    /**
+     * The map of {@code grove-hash-file} in {@code file}, created if missing and else opened beside the processes
+     * that have it open, for {@code keys} records of {@code valueSize}-byte values in at most {@code maxFileSize}
+     * bytes; kept at close (the shared-file experiment).
+     */
+    public static KvMap sharedFile(Path file, long keys, int valueSize, long maxFileSize) {
+        return new Map(GroveHashMap.builder(Serializers.bytes(), ThreadBufferSerializer.INSTANCE).file(file)
+                .maxFileSize(maxFileSize).expectedSize(keys).build(), valueSize, null);
+    }
+
     private static final class Map implements KvMap {
         private final GroveHashMap<byte[], byte[]> map;
         private final int valueSize;

@@ -519,6 +519,9 @@ final class HashTable {
                 repaired.append(count++ == 0 ? "" : ", ").append(s);
             }
             int hazards = pool.clearHazardsOf(record);
+            if (count == 0 && hazards == 0) {
+                return true; // another thread repaired it just before
+            }
             String report = repair.result(count).describe();
             System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> processes.file()
                     + ": " + processes.describe(record) + " ended without closing the file; repaired in "
