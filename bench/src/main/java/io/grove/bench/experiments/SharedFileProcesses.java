@@ -26,12 +26,13 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Several processes on one hash map file (MapHash §4.9), each a JVM of its own on this machine.
  *
- * <p>{@code throughput [processes P] [threads T] [records N] [seconds S] [rounds R]}: MapHash's 80/15/5 workload (8-byte
- * keys, 248-byte values, N records loaded, uniform ids; copying get, put, remove) run by P processes of T threads at
- * once on one file, for Grove ({@code grove-hash-file}'s map) and Chronicle Map ({@code createPersistedTo}, the same
- * file opened by each process), then by one process of P x T threads on a file of its own: the aggregate operations per
- * second of each, rounds interleaved, with the medians and the ratios the issue asks for (Grove's P processes over
- * Chronicle's, and over Grove's one process). Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s, 3 rounds.
+ * <p>{@code throughput [processes P] [threads T] [records N] [seconds S] [rounds R]}: MapHash's 80/15/5 workload
+ * (8-byte keys, 248-byte values, N records loaded, uniform ids; copying get, put, remove) run by P processes of T
+ * threads at once on one file, for Grove ({@code grove-hash-file}'s map) and Chronicle Map ({@code createPersistedTo},
+ * the same file opened by each process), then by one process of P x T threads on a file of its own: the aggregate
+ * operations per second of each, rounds interleaved, with the medians and the ratios the issue asks for (Grove's P
+ * processes over Chronicle's, and over Grove's one process). Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s,
+ * 3 rounds.
  *
  * <p>{@code resume [kills K] [records N]}: how long the survivors wait when a process is killed holding a lock. A
  * holder process updates key 0 in place again and again, each update holding its segment's lock for 5 ms; a survivor
@@ -276,8 +277,8 @@ public final class SharedFileProcesses {
             long[] resumeMicros = new long[(int) kills];
             for (int k = 0; k < kills; k++) {
                 long at = killedAt[k];
-                resumeMicros[k] = waits.stream().filter(w -> w[0] <= at && w[1] >= at).mapToLong(w -> (w[1] - at) / 1_000)
-                        .findFirst().orElse(-1);
+                resumeMicros[k] = waits.stream().filter(w -> w[0] <= at && w[1] >= at)
+                        .mapToLong(w -> (w[1] - at) / 1_000).findFirst().orElse(-1);
             }
             long[] found = Arrays.stream(resumeMicros).filter(m -> m >= 0).sorted().toArray();
             System.out.printf("resume after %d kills of a holder (%d found waiting): median %,d us, maximum %,d us;"
