@@ -143,6 +143,12 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
         private final int slots;
         /** This process's part of every slot it fills. */
         private final long owner;
+        /**
+         * Where this process's threads start looking for a free slot: thread ids repeat across processes (each JVM
+         * numbers its threads from 1), so without it the threads of two processes would start at the same slots and
+         * take their lines from each other on every write.
+         */
+        private final int processHome;
 
         /** The slots in {@code area}, filled by the process in record {@code record} of the file's process table. */
         InFile(MemorySegment area, int record) {
@@ -152,12 +158,13 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
                 throw new IllegalArgumentException("a hazard area of " + area.byteSize() + " bytes");
             }
             this.owner = (long) (record + 1) << OWNER_SHIFT;
+            this.processHome = (int) ((record * 0x9E3779B97F4A7C15L) >>> 40);
         }
 
         @Override
         long announce(long ref) {
             long word = owner | Reference.granule(ref);
-            int home = (int) Thread.currentThread().threadId();
+            int home = processHome + (int) Thread.currentThread().threadId();
             while (true) {
                 for (int probe = 0; probe < slots; probe++) {
                     long at = (long) ((home + probe) & (slots - 1)) << LINE_SHIFT;
