@@ -281,11 +281,12 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * once, each with its own map on it: their operations are atomic with respect to one another (the locks, the
          * allocator's state and Nova's hazard slots are in the file), and the last one to close it records it as
          * closed. An operation that waits longer than {@link #otherProcessWait} for a segment another process holds
-         * locked fails with {@link IllegalStateException} naming that process. Not yet for processes that may be killed
-         * while others have the file open: a process killed while it holds a segment's lock leaves it held, and the
-         * others' operations on that segment fail within about 50 ms, naming it (close every map and open the file
-         * again: the recovery frees it); the memory of entries it removed is reused only after that recovery; and
-         * {@link GroveHashMap#footprint()} counts another process's changes once that process closed. While the map has
+         * locked fails with {@link IllegalStateException} naming that process. A process killed while it holds a
+         * segment's lock costs the others a pause on that segment only: the first thread to wait for it repairs the
+         * segment while the file stays open ({@link #otherProcessWait}). What the killed process kept on its heap (the
+         * entries it removed and had not freed yet, its counts) waits for the recovery of the whole file, which the
+         * next open after the last close runs; and {@link GroveHashMap#footprint()} counts another process's changes
+         * once that process closed. While the map has
          * the file open, the process must not open and close the file by other means (a copy, for instance): closing
          * any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how other
          * processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the same
@@ -348,7 +349,7 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * another live process holds locked (a long operation of its, or a process stopped by a signal or a debugger)
          * before it fails with {@link IllegalStateException} naming that process. A live process is never robbed of its
          * lock. A process that ended without closing the file (killed) is found by the next look of a waiting thread
-         * (about every 50 ms of waiting): that thread, alone among all processes, repairs every segment the ended
+         * (about every 30 ms of waiting): that thread, alone among all processes, repairs every segment the ended
          * process held, as a reopen's recovery would (an in-place update cut off is undone, a mutation cut off
          * completed or rolled back), while the other segments stay in use, and every waiter goes on; the repair is
          * logged as a warning. Default {@link #DEFAULT_OTHER_PROCESS_WAIT}.

@@ -162,7 +162,7 @@ class SharedFileTest {
      * A thread waiting for a segment that another process holds locked is never left waiting for ever: while the holder
      * lives (here in a function that never returns, its in-place update half done), the wait ends after its bound
      * ({@code otherProcessWait}, 2 s here) with an exception naming the process; once the holder is killed, the next
-     * look of a waiter (every ~50 ms of waiting) repairs the segment while the file stays open: the value is as it was
+     * look of a waiter (every ~30 ms of waiting) repairs the segment while the file stays open: the value is as it was
      * before the update (a waiting handle read, which did the repair, sees it so), and every key can be written.
      */
     @Test

@@ -29,17 +29,17 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>{@code throughput [processes P] [threads T] [records N] [seconds S] [rounds R]}: MapHash's 80/15/5 workload
  * (8-byte keys, 248-byte values, N records loaded, uniform ids; copying get, put, remove) run by P processes of T
  * threads at once on one file, for Grove ({@code grove-hash-file}'s map) and Chronicle Map ({@code createPersistedTo},
- * the same file opened by each process), then by one process of P x T threads on a file of its own: the aggregate
- * operations per second of each, rounds interleaved, with the medians and the ratios the issue asks for (Grove's P
- * processes over Chronicle's, and over Grove's one process). Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s,
- * 3 rounds.
+ * the same file opened by each process), then by one process of P x T threads on a file of its own, each timed for
+ * S seconds after a warm-up of 3 s: the aggregate operations per second of each, rounds interleaved, with the medians
+ * and the ratios the issue asks for (Grove's P processes over Chronicle's, and over Grove's one process) and
+ * Chronicle's own cost of sharing. Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s, 3 rounds.
  *
  * <p>{@code resume [kills K] [records N]}: how long the survivors wait when a process is killed holding a lock. A
  * holder process updates key 0 in place again and again, each update holding its segment's lock for 5 ms; a survivor
  * process runs the 80/15/5 workload with one thread and with another puts key 0 in a loop, so that it waits for the
  * holder most of the time. The driver kills the holder with {@code SIGKILL} at a random moment, K times (starting a new
  * holder each time), and reports per kill how long after the kill the survivor's waiting put returned (the resume
- * time: the waiter's next look at the holder, about every 50 ms, then the repair of the segment) and the workload
+ * time: the waiter's next look at the holder, about every 30 ms, then the repair of the segment) and the workload
  * thread's operations per second around the kills against its whole run (the other segments never stopped).
  * Defaults: 20 kills, 100,000 records.
  *
@@ -52,6 +52,8 @@ public final class SharedFileProcesses {
     private static final int KEY = 8;
     private static final int VALUE = 248;
     private static final long HEAP = 512L << 20;
+    /** The seconds each process runs before the timed phase: the JIT compiles the paths meanwhile. */
+    private static final int WARMUP_SECONDS = 3;
 
     private SharedFileProcesses() {}
 
@@ -83,20 +85,23 @@ public final class SharedFileProcesses {
     private static void throughput(long processes, long threads, long records, long seconds, long rounds)
             throws Exception {
         String[] runs = {"grove, " + processes + " processes", "chronicle, " + processes + " processes",
-                "grove, 1 process"};
+                "grove, 1 process", "chronicle, 1 process"};
         double[][] results = new double[runs.length][(int) rounds];
         for (int round = 0; round < rounds; round++) {
             results[0][round] = shared("grove", (int) processes, threads, records, seconds);
             results[1][round] = shared("chronicle", (int) processes, threads, records, seconds);
             results[2][round] = shared("grove", 1, processes * threads, records, seconds);
+            results[3][round] = shared("chronicle", 1, processes * threads, records, seconds);
             System.out.printf("round %d: %s%n", round + 1, describe(runs, results, round));
         }
         double[] medians = Arrays.stream(results).mapToDouble(SharedFileProcesses::median).toArray();
         System.out.printf("medians over %d rounds of %d s, %,d records, %d x %d threads: %s%n", rounds, seconds,
-                records, processes, threads, describe(runs, new double[][] {{medians[0]}, {medians[1]}, {medians[2]}},
-                        0));
-        System.out.printf("grove %d processes / chronicle %d processes: %.2f; / grove 1 process of %d threads: %.2f%n",
-                processes, processes, medians[0] / medians[1], processes * threads, medians[0] / medians[2]);
+                records, processes, threads, describe(runs, Arrays.stream(medians).mapToObj(m -> new double[] {m})
+                        .toArray(double[][]::new), 0));
+        System.out.printf("grove %d processes / chronicle %d processes: %.2f; / grove 1 process of %d threads: %.2f;"
+                + " chronicle %d processes / chronicle 1 process: %.2f%n", processes, processes,
+                medians[0] / medians[1], processes * threads, medians[0] / medians[2], processes,
+                medians[1] / medians[3]);
     }
 
     private static String describe(String[] runs, double[][] results, int round) {
@@ -176,7 +181,10 @@ public final class SharedFileProcesses {
         }
     }
 
-    /** Runs MapHash's 80/15/5 workload on the shared file once the driver says so; prints its operations per second. */
+    /**
+     * Runs MapHash's 80/15/5 workload on the shared file once the driver says so, {@link #WARMUP_SECONDS} and then
+     * {@code seconds} more; prints its operations per second over the latter.
+     */
     private static void run(String contender, Path file, long records, int seconds, int threads) throws Exception {
         try (KvMap map = open(contender, file, records)) {
             System.out.println("ready");
@@ -187,24 +195,30 @@ public final class SharedFileProcesses {
             Thread[] workers = new Thread[threads];
             for (int i = 0; i < threads; i++) {
                 long seed = ProcessHandle.current().pid() * 1_000 + i;
-                workers[i] = new Thread(() -> ops.add(workload(map, records, seed, stop)));
+                workers[i] = new Thread(() -> workload(map, records, seed, stop, ops));
                 workers[i].start();
             }
+            Thread.sleep(WARMUP_SECONDS * 1_000L);
             long start = System.nanoTime();
+            long before = ops.sum();
             Thread.sleep(seconds * 1_000L);
+            long done = ops.sum() - before;
+            long end = System.nanoTime();
             stop.set(true);
             for (Thread worker : workers) {
                 worker.join();
             }
-            System.out.println("ops " + ops.sum() * 1e9 / (System.nanoTime() - start));
+            System.out.println("ops " + done * 1e9 / (end - start));
         }
     }
 
-    /** MapHash's 80/15/5 on uniform ids until {@code stop}; returns the operations done. Throws on a wrong value. */
-    private static long workload(KvMap map, long records, long seed, AtomicBoolean stop) {
+    /**
+     * MapHash's 80/15/5 on uniform ids until {@code stop}, adding the operations done to {@code ops} every 256. Throws
+     * on a wrong value.
+     */
+    private static void workload(KvMap map, long records, long seed, AtomicBoolean stop, LongAdder ops) {
         KvThread t = new KvThread(KEY, VALUE);
         SplittableRandom random = new SplittableRandom(seed);
-        long done = 0;
         while (!stop.get()) {
             for (int i = 0; i < 256; i++) {
                 long id = random.nextLong(records);
@@ -222,9 +236,8 @@ public final class SharedFileProcesses {
                     map.remove(t, id);
                 }
             }
-            done += 256;
+            ops.add(256);
         }
-        return done;
     }
 
     // ---- resume --------------------------------------------------------------------------------------------------
