@@ -119,7 +119,7 @@ class CrashTest {
                     begunSeq[t] = Long.parseLong(f[3]);
                     begun[t] = true;
                 } else if (f[0].equals("a") && begun[t]) {
-                    state.compute(begunKey[t], (k, v) -> after(k, v, begunSeq[t]));
+                    state.compute(begunKey[t], (k, v) -> CrashWriter.after(k, v, begunSeq[t]));
                     begun[t] = false;
                     operations++;
                 }
@@ -127,21 +127,10 @@ class CrashTest {
             Map<Long, String> pending = new HashMap<>();
             for (int t = 0; t < THREADS; t++) {
                 if (begun[t]) {
-                    pending.put(begunKey[t], after(begunKey[t], state.get(begunKey[t]), begunSeq[t]));
+                    pending.put(begunKey[t], CrashWriter.after(begunKey[t], state.get(begunKey[t]), begunSeq[t]));
                 }
             }
             return pending;
-        }
-
-        /** The value of {@code key} after operation {@code op} on {@code value} ({@code null}: absent). */
-        private static String after(long key, String value, long op) {
-            if (op == CrashWriter.REMOVE) {
-                return null;
-            }
-            if (op == CrashWriter.TOGGLE) {
-                return value == null ? null : CrashWriter.toggle(value);
-            }
-            return CrashWriter.value(key, op);
         }
     }
 

@@ -41,6 +41,17 @@ public final class CrashWriter {
     static final long REMOVE = -1;
     static final long TOGGLE = -2;
 
+    /** The value of {@code key} after operation {@code op} on {@code value} ({@code null}: absent). */
+    static String after(long key, String value, long op) {
+        if (op == REMOVE) {
+            return null;
+        }
+        if (op == TOGGLE) {
+            return value == null ? null : toggle(value);
+        }
+        return value(key, op);
+    }
+
     /** A value after an in-place toggle: each {@code x} after the second colon becomes {@code y} and back. */
     static String toggle(String value) {
         int tail = value.indexOf(':', value.indexOf(':') + 1) + 1;

@@ -179,7 +179,7 @@ class SharedFileStressTest {
                 if (begunOp[g] == SharedWriter.INCREMENT) {
                     incrementsAcknowledged[counter(begunKey[g])]++;
                 } else {
-                    acknowledged.compute(begunKey[g], (k, v) -> after(k, v, begunOp[g]));
+                    acknowledged.compute(begunKey[g], (k, v) -> CrashWriter.after(k, v, begunOp[g]));
                 }
                 micros.add(Long.parseLong(f[2]));
                 begun[g] = false;
@@ -187,7 +187,7 @@ class SharedFileStressTest {
         }
         for (int g = 0; g < writers; g++) {
             if (begun[g] && begunOp[g] != SharedWriter.INCREMENT) {
-                String value = after(begunKey[g], acknowledged.get(begunKey[g]), begunOp[g]);
+                String value = CrashWriter.after(begunKey[g], acknowledged.get(begunKey[g]), begunOp[g]);
                 inFlight.put(begunKey[g], value == null ? ABSENT : value);
             }
         }
@@ -213,17 +213,6 @@ class SharedFileStressTest {
 
     private static int counter(long key) {
         return (int) (-1 - key);
-    }
-
-    /** The value of {@code key} after operation {@code op} on {@code value} ({@code null}: absent). */
-    private static String after(long key, String value, long op) {
-        if (op == CrashWriter.REMOVE) {
-            return null;
-        }
-        if (op == CrashWriter.TOGGLE) {
-            return value == null ? null : CrashWriter.toggle(value);
-        }
-        return CrashWriter.value(key, op);
     }
 
     /** The live slices of the map in {@code file}, as its footprint tells after a clean open. */

@@ -94,15 +94,9 @@ class TableRecoveryTest {
         try (Pool pool = pool()) {
             OffHeapHashMap<Long, String> map = map(pool);
             Map<Long, String> reference = new HashMap<>();
-            long i = fillUntilARunHasADisplacedEntry(map, reference);
             MemorySegment sb = map.table.block(0);
             long so = map.table.offset(0);
-            long slots = SegmentLayout.slots(sb, so);
-            long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
-            MemorySegment ab = pool.segment(slots);
-            long ao = pool.payloadOffset(slots);
-            SegmentLayout.beginMutation(sb, so); // the kill's state: mutation open, the next slot copied, not moved
-            SlotLayout.set(ab, ao, i, CELL, SlotLayout.get(ab, ao, (i + 1) & mask, CELL));
+            cutOffRemovalShift(map, fillUntilARunHasADisplacedEntry(map, reference));
             SegmentLayout.setVersion(sb, so, SegmentLayout.version(sb, so) + 1); // readers may look now
             List<Long> lost = reference.keySet().stream().filter(k -> map.get(k) == null).toList();
             assertEquals(1, lost.size(), "the removed entry's key");
@@ -391,14 +385,8 @@ class TableRecoveryTest {
             OffHeapHashMap<Long, String> map = map(pool);
             Map<Long, String> reference = new HashMap<>();
             long i = fillUntilARunHasADisplacedEntry(map, reference);
-            MemorySegment sb = map.table.block(0);
-            long so = map.table.offset(0);
-            long slots = SegmentLayout.slots(sb, so);
-            long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
-            assertTrue(SegmentLayout.tryLock(sb, so, 6));
-            SegmentLayout.beginMutation(sb, so);
-            SlotLayout.set(pool.segment(slots), pool.payloadOffset(slots), i, CELL,
-                    SlotLayout.get(pool.segment(slots), pool.payloadOffset(slots), (i + 1) & mask, CELL));
+            assertTrue(SegmentLayout.tryLock(map.table.block(0), map.table.offset(0), 6));
+            cutOffRemovalShift(map, i);
             MemorySegment grownBlock = map.table.block(3);
             long grown = map.table.offset(3);
             assertTrue(SegmentLayout.tryLock(grownBlock, grown, 6));
@@ -426,6 +414,22 @@ class TableRecoveryTest {
                 }
             });
         }
+    }
+
+    /**
+     * The state a removal killed in its shift leaves in segment 0, whose slot {@code i} is followed by a displaced
+     * entry: the mutation open, the next slot copied into slot {@code i} and not emptied yet.
+     */
+    private static void cutOffRemovalShift(OffHeapHashMap<Long, String> map, long i) {
+        Pool pool = map.pool();
+        MemorySegment sb = map.table.block(0);
+        long so = map.table.offset(0);
+        long slots = SegmentLayout.slots(sb, so);
+        long mask = (1L << SegmentLayout.slotBits(sb, so)) - 1;
+        MemorySegment ab = pool.segment(slots);
+        long ao = pool.payloadOffset(slots);
+        SegmentLayout.beginMutation(sb, so);
+        SlotLayout.set(ab, ao, i, CELL, SlotLayout.get(ab, ao, (i + 1) & mask, CELL));
     }
 
     /**
