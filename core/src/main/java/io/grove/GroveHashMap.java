@@ -286,14 +286,14 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * segment while the file stays open ({@link #otherProcessWait}). What the killed process kept on its heap (the
          * entries it removed and had not freed yet, its counts) waits for the recovery of the whole file, which the
          * next open after the last close runs; and {@link GroveHashMap#footprint()} counts another process's changes
-         * once that process closed. While the map has
-         * the file open, the process must not open and close the file by other means (a copy, for instance): closing
-         * any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how other
-         * processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the same
-         * process are safe). If another program truncates the file while the map has it open, the map's operations on
-         * the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory access operation"; the
-         * process survives), and its close can record nothing. Writes racing the close complete before it records the
-         * file's state, or fail with {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
+         * once that process closed. While the map has the file open, the process must not open and close the file by
+         * other means (a copy, for instance): closing any descriptor of a file releases every lock its process holds on
+         * it (POSIX), and the locks are how other processes know that this one has the file open ({@code ./grove
+         * inspect} and {@code verify} run in the same process are safe). If another program truncates the file while
+         * the map has it open, the map's operations on the memory cut off throw {@link InternalError} ("a fault
+         * occurred in an unsafe memory access operation"; the process survives), and its close can record nothing.
+         * Writes racing the close complete before it records the file's state, or fail with
+         * {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
          *
          * @throws NullPointerException if {@code path} is null
          */

@@ -133,7 +133,10 @@ final class TableRecovery {
             recovery.keep(segment);
             MemorySegment sb = pool.segment(segment);
             long so = pool.payloadOffset(segment);
+            boolean locked = SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0;
+            boolean interrupted = (SegmentLayout.version(sb, so) & 1) != 0;
             recovery.repairSegment(s, segments, sb, so);
+            recovery.end(sb, so, interrupted, locked);
             usedEntries += SegmentLayout.count(sb, so);
             usedBytes += SegmentLayout.bytes(sb, so);
             SegmentLayout.setSpare(sb, so, Budget.ENTRIES, 0);
@@ -156,13 +159,15 @@ final class TableRecovery {
      * from a process that ended holding it, and frees its lock.
      *
      * @throws IllegalStateException if the segment's slot array is not a live slice of a power-of-two number of
-     *     cells; the segment is then left as it was found, locked by the caller
+     *     cells; the segment is then left locked by the caller, its version odd
      */
     void repairAbandoned(int s, int segments, MemorySegment sb, long so) {
-        if ((SegmentLayout.versionAcquire(sb, so) & 1) == 0) {
+        boolean interrupted = (SegmentLayout.versionAcquire(sb, so) & 1) != 0;
+        if (!interrupted) {
             SegmentLayout.beginMutation(sb, so);
         }
         repairSegment(s, segments, sb, so);
+        end(sb, so, interrupted, true);
     }
 
     /** What the repairs did so far, of a table of {@code segments} segments. */
@@ -225,12 +230,28 @@ final class TableRecovery {
     }
 
     /**
-     * Repairs segment {@code s} of {@code segments}, at {@code so} in {@code sb} (see the class notes); ends its
-     * mutation and frees its lock last.
+     * After a segment's repair: makes its version even if it is odd (the repair's own mutation, or one the dead process
+     * left open: {@code interrupted}, counted), then frees its lock if {@code locked}; the release stores publish the
+     * repair to readers and to the next holder.
+     */
+    private void end(MemorySegment sb, long so, boolean interrupted, boolean locked) {
+        if ((SegmentLayout.version(sb, so) & 1) != 0) {
+            SegmentLayout.endMutation(sb, so);
+        }
+        if (interrupted) {
+            mutationsEnded++;
+        }
+        if (locked) {
+            SegmentLayout.forceUnlock(sb, so);
+            unlocked++;
+        }
+    }
+
+    /**
+     * Repairs the slots, tags, journal and counts of segment {@code s} of {@code segments}, at {@code so} in
+     * {@code sb}.
      */
     private void repairSegment(int s, int segments, MemorySegment sb, long so) {
-        boolean locked = SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0;
-        boolean mutating = (SegmentLayout.version(sb, so) & 1) != 0;
         long slots = SegmentLayout.slots(sb, so);
         if (!pool.isLive(slots)) {
             throw new IllegalStateException("the slot array is not a live slice: reference " + slots);
@@ -338,14 +359,6 @@ final class TableRecovery {
         SegmentLayout.setBytes(sb, so, bytes);
         if (tagsFit) {
             writeTags(pool, sb, so, cellBytes);
-        }
-        if (mutating) {
-            SegmentLayout.endMutation(sb, so);
-            mutationsEnded++;
-        }
-        if (locked) {
-            SegmentLayout.forceUnlock(sb, so);
-            unlocked++;
         }
     }
 
