@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.grove.GroveHashMap;
 import io.grove.internal.tool.FileTool;
 import io.grove.view.Handle;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -355,6 +357,56 @@ class SharedFileTest {
         }
     }
 
+    /**
+     * A bounded map's bound holds for the file as a whole: this process and a child each put 5,000 keys of their own at
+     * once into a map of at most {@value BoundedWriter#BOUND} entries; each process's listener hears of the evictions
+     * that process made, and the entries left are exactly the keys put less the evictions both heard of.
+     */
+    @Test
+    void aBoundHoldsForTheFileAndEachProcessHearsOfItsOwnEvictions() throws Exception {
+        Path file = dir.resolve("bounded.grove");
+        Path output = dir.resolve("bounded.out");
+        long count = 5_000;
+        AtomicLong evicted = new AtomicLong();
+        try (GroveHashMap<Long, String> map = BoundedWriter.open(file, evicted)) {
+            Process child = child(BoundedWriter.class, output, file.toString(), String.valueOf(count),
+                    String.valueOf(count));
+            try {
+                awaitLine(child, output, "ready");
+                OutputStream go = child.getOutputStream();
+                go.write('\n');
+                go.flush();
+                putEach(map, 0, count);
+                assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child did not end");
+                assertEquals(0, child.exitValue(), Files.readString(output));
+            } finally {
+                child.destroyForcibly().waitFor();
+            }
+            long childEvicted = Files.readAllLines(output).stream().filter(line -> line.startsWith("evicted "))
+                    .mapToLong(line -> Long.parseLong(line.substring(8))).findFirst().orElseThrow();
+            assertTrue(evicted.get() > 0 && childEvicted > 0, evicted + " evictions here, " + childEvicted + " there");
+            assertTrue(map.size() <= BoundedWriter.BOUND, map.size() + " entries");
+            assertEquals(2 * count - evicted.get() - childEvicted, map.size(),
+                    evicted + " evictions here, " + childEvicted + " there");
+        }
+    }
+
+    /** Puts keys {@code from} to {@code from + count - 1} into {@code map}, each once, with two threads. */
+    static void putEach(GroveHashMap<Long, String> map, long from, long count) throws InterruptedException {
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < threads.length; t++) {
+            long first = from + t;
+            threads[t] = Thread.ofPlatform().start(() -> {
+                for (long k = first; k < from + count; k += 2) {
+                    map.put(k, CrashWriter.value(k, 0));
+                }
+            });
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+    }
+
     /** Sends signal {@code name} to {@code process} with the system's {@code kill} command. */
     private static void signal(String name, Process process) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
@@ -362,12 +414,16 @@ class SharedFileTest {
     }
 
     private static void awaitHolding(Process child, Path output) throws Exception {
+        awaitLine(child, output, "holding");
+    }
+
+    /** Waits until {@code child} printed {@code line} to {@code output}. */
+    private static void awaitLine(Process child, Path output, String line) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.readString(output).contains("holding") && child.isAlive() && System.nanoTime() < deadline) {
+        while (!Files.readString(output).contains(line) && child.isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertTrue(Files.readString(output).contains("holding"), "the child did not start: "
-                + Files.readString(output));
+        assertTrue(Files.readString(output).contains(line), "the child did not start: " + Files.readString(output));
     }
 
     /** Starts a child JVM running {@code main} with {@code args}, its output (and errors) going to {@code output}. */
