@@ -391,6 +391,40 @@ class SharedFileTest {
         }
     }
 
+    /**
+     * The file grows while another process has it open: a child writes some 30 MB of entries (several of the file's
+     * 8 MiB blocks, reserved by the child) while this process has the map open, and this process then reads every one
+     * and writes beside them.
+     */
+    @Test
+    void blocksAnotherProcessReservedAreReadHere() throws Exception {
+        Path file = dir.resolve("grown.grove");
+        int keys = 20_000;
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            map.put(-1L, "here first");
+            long reservedBefore = map.footprint().reservedBytes();
+            Path output = dir.resolve("grower.out");
+            Process grower = child(Replacer.class, output, file.toString(), String.valueOf(keys));
+            try {
+                assertTrue(grower.waitFor(2, TimeUnit.MINUTES), "the child did not end");
+                assertEquals(0, grower.exitValue(), Files.readString(output));
+            } finally {
+                grower.destroyForcibly().waitFor();
+            }
+            for (long k = 0; k < 5L * keys; k++) {
+                String expected = k >= keys ? CrashWriter.value(k, 0) : k % 2 == 0 ? CrashWriter.value(k, 1) : null;
+                assertEquals(expected, map.get(k), "key " + k);
+            }
+            for (long k = 5L * keys; k < 6L * keys; k++) {
+                map.put(k, CrashWriter.value(k, 0));
+            }
+            assertEquals(5L * keys - keys / 2 + keys + 1, map.size());
+            long reserved = map.footprint().reservedBytes();
+            assertTrue(reserved >= reservedBefore + (24L << 20), reservedBefore + " bytes reserved, then " + reserved);
+        }
+        assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
     /** Puts keys {@code from} to {@code from + count - 1} into {@code map}, each once, with two threads. */
     static void putEach(GroveHashMap<Long, String> map, long from, long count) throws InterruptedException {
         Thread[] threads = new Thread[2];
