@@ -503,14 +503,13 @@ final class HashTable {
             for (int s = 0; s < segmentCount(); s++) {
                 MemorySegment sb = segmentBlocks[s];
                 long so = segmentOffsets[s];
-                if (!SegmentLayout.takeOver(sb, so, record + 1, holder)) {
+                if (!SegmentLayout.takeOver(sb, so, record + 1, holder, Thread.currentThread().threadId())) {
                     continue;
                 }
-                SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
                 try {
                     repair.repairAbandoned(s, segmentCount(), sb, so);
                 } catch (RuntimeException damaged) {
-                    SegmentLayout.takeOver(sb, so, holder, record + 1);
+                    SegmentLayout.takeOver(sb, so, holder, record + 1, 0);
                     throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
                             + ", which ended without closing the file, and cannot be repaired while the file is open ("
                             + damaged.getMessage() + "): close every map on the file and open it again, which"

@@ -84,10 +84,19 @@ final class SegmentLayout {
     }
 
     /**
-     * Takes for {@code holder} the lock that {@code from}, the holder value of a process that ended holding it, still
-     * holds; {@code false}, changing nothing, if it does not. Also gives a lock back to {@code from}.
+     * Takes for thread {@code threadId} of {@code holder} the lock that {@code from}, the holder value of a process
+     * that ended holding it, still holds; {@code false}, changing nothing, if it does not (also gives a lock back to
+     * {@code from}). Only the thread that took the ended process's record over calls it for that record, so the lock
+     * names {@code from} until its compare-and-set. The owner is written first, while the lock still names
+     * {@code from}: the dead thread's id left there may be the id of a thread of {@code holder}'s process (each JVM
+     * numbers its threads from 1), which must never see the lock as its process's with its own id in the owner field
+     * ({@link #heldBy} reads the lock first).
      */
-    static boolean takeOver(MemorySegment block, long segment, int from, int holder) {
+    static boolean takeOver(MemorySegment block, long segment, int from, int holder, long threadId) {
+        if ((int) INT.getVolatile(block, segment + LOCK) != from) {
+            return false;
+        }
+        LONG.set(block, segment + OWNER, threadId);
         return INT.compareAndSet(block, segment + LOCK, from, holder);
     }
 
@@ -98,8 +107,8 @@ final class SegmentLayout {
 
     /** Whether the calling thread, of the process whose lock value is {@code holder}, holds the lock. */
     static boolean heldBy(MemorySegment block, long segment, int holder, long threadId) {
-        return (long) LONG.get(block, segment + OWNER) == threadId
-                && (int) INT.getAcquire(block, segment + LOCK) == holder;
+        return (int) INT.getAcquire(block, segment + LOCK) == holder
+                && (long) LONG.get(block, segment + OWNER) == threadId;
     }
 
     static long owner(MemorySegment block, long segment) {
