@@ -392,9 +392,9 @@ class SharedFileTest {
     }
 
     /**
-     * The file grows while another process has it open: a child writes some 30 MB of entries (several of the file's
-     * 8 MiB blocks, reserved by the child) while this process has the map open, and this process then reads every one
-     * and writes beside them.
+     * The file grows while another process has it open: a child writes some 20 MB of entries (three of the file's 8 MiB
+     * blocks, reserved by the child) while this process has the map open, and this process then reads every one and
+     * writes beside them.
      */
     @Test
     void blocksAnotherProcessReservedAreReadHere() throws Exception {
@@ -420,7 +420,8 @@ class SharedFileTest {
             }
             assertEquals(5L * keys - keys / 2 + keys + 1, map.size());
             long reserved = map.footprint().reservedBytes();
-            assertTrue(reserved >= reservedBefore + (24L << 20), reservedBefore + " bytes reserved, then " + reserved);
+            assertTrue(reserved >= reservedBefore + (16L << 20), reservedBefore + " bytes reserved, then " + reserved);
+            System.out.println("reserved " + reservedBefore + " bytes before the child wrote, " + reserved + " after");
         }
         assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
     }
