@@ -31,6 +31,16 @@ class CrossProcessLinearizabilityTest {
     @TempDir
     Path dir;
 
+    /** What the JDK's {@code jcmd} tells of {@code process}'s threads, for the message of a failure. */
+    static String threadDump(Process process) throws Exception {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        Process dump = new ProcessBuilder(jcmd.toString(), String.valueOf(process.pid()), "Thread.print")
+                .redirectErrorStream(true).start();
+        String text = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        dump.waitFor(30, TimeUnit.SECONDS);
+        return text;
+    }
+
     @Test
     void singleKeyOperationsOfTwoProcessesAreLinearizable() throws Exception {
         Path file = dir.resolve("history.grove");
@@ -61,7 +71,8 @@ class CrossProcessLinearizabilityTest {
                 go.flush();
             }
             for (int p = 0; p < 2; p++) {
-                assertTrue(workers[p].waitFor(3, TimeUnit.MINUTES), "worker " + p + " did not end");
+                assertTrue(workers[p].waitFor(3, TimeUnit.MINUTES), "worker " + p + " did not end; its output: "
+                        + Files.readString(outputs[p]) + "\nits threads: " + threadDump(workers[p]));
                 assertEquals(0, workers[p].exitValue(), Files.readString(outputs[p]));
             }
         } finally {

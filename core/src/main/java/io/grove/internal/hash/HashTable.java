@@ -553,7 +553,9 @@ final class HashTable {
      * consistent accesses: either the operation sees the flag or this method sees the operation).
      *
      * <p>Returns {@code false} if a segment is locked by a process that ended without closing the file (found by the
-     * last process to close it): the file must then be left to the recovery of its next open.
+     * last process to close it), or already marked closed (which only a last close does: a close that took itself for
+     * the last while this process had the file open): the file must then be left to the recovery of its next open,
+     * which frees the marks; waiting for such a segment would wait for ever.
      *
      * @throws IllegalStateException if the calling thread holds a segment's lock (a map's callback closing it)
      */
@@ -579,6 +581,10 @@ final class HashTable {
             long so = segmentOffsets[s];
             long since = 0;
             for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
+                if (SegmentLayout.isClosed(sb, so)) { // closed by another close while this one had the file open
+                    sound = false;
+                    break;
+                }
                 try {
                     since = watchHolder(s, spins, since);
                 } catch (IllegalStateException holderEnded) { // (no other process is alive: this one is the last)
