@@ -95,7 +95,7 @@ class CrossProcessLinearizabilityTest {
                         long key = in.readLong();
                         long value = in.readLong();
                         long read = in.readLong();
-                        Long result = read == HistoryWorker.NONE ? null : read;
+                        Long result = read == History.ABSENT ? null : read;
                         long invoked = in.readLong();
                         long responded = in.readLong();
                         began[p] = Math.min(began[p], invoked);

@@ -1,6 +1,7 @@
 package io.grove.hash;
 
 import io.grove.GroveHashMap;
+import io.grove.testing.History;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,7 +18,7 @@ import java.util.SplittableRandom;
  * Arguments: file, p, operations per thread, output. Prints {@code ready} once the map is open and starts when a
  * line arrives on its standard input, so that both processes run at once. Writes each thread's operations to the
  * output as longs: their number, then per operation its kind ({@link #PUT}, {@link #REMOVE}, {@link #GET}), key,
- * value put, result ({@code Long.MIN_VALUE} for none), invocation and response. A failure halts the process with
+ * value put, result ({@link History#ABSENT} for none), invocation and response. A failure halts the process with
  * status 3.
  */
 public final class HistoryWorker {
@@ -26,7 +27,6 @@ public final class HistoryWorker {
     static final long PUT = 0;
     static final long REMOVE = 1;
     static final long GET = 2;
-    static final long NONE = Long.MIN_VALUE;
     static final int FIELDS = 6;
 
     private HistoryWorker() {}
@@ -55,7 +55,7 @@ public final class HistoryWorker {
                         long key = random.nextInt(KEYS);
                         int choice = random.nextInt(10);
                         long kind = choice < 4 ? PUT : choice < 6 ? REMOVE : GET;
-                        long value = kind == PUT ? ((long) (writer + 1) << 32) | (n + 1) : NONE;
+                        long value = kind == PUT ? ((long) (writer + 1) << 32) | (n + 1) : History.ABSENT;
                         long invoked = System.nanoTime();
                         String result = kind == PUT ? map.put(key, Long.toString(value))
                                 : kind == REMOVE ? map.remove(key) : map.get(key);
@@ -64,7 +64,7 @@ public final class HistoryWorker {
                         history[at] = kind;
                         history[at + 1] = key;
                         history[at + 2] = value;
-                        history[at + 3] = result == null ? NONE : Long.parseLong(result);
+                        history[at + 3] = result == null ? History.ABSENT : Long.parseLong(result);
                         history[at + 4] = invoked;
                         history[at + 5] = responded;
                     }
