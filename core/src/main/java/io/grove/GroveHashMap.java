@@ -283,17 +283,21 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * closed. An operation that waits longer than {@link #otherProcessWait} for a segment another process holds
          * locked fails with {@link IllegalStateException} naming that process. A process killed while it holds a
          * segment's lock costs the others a pause on that segment only: the first thread to wait for it repairs the
-         * segment while the file stays open ({@link #otherProcessWait}). What the killed process kept on its heap (the
-         * entries it removed and had not freed yet, its counts) waits for the recovery of the whole file, which the
-         * next open after the last close runs; and {@link GroveHashMap#footprint()} counts another process's changes
-         * once that process closed. While the map has the file open, the process must not open and close the file by
-         * other means (a copy, for instance): closing any descriptor of a file releases every lock its process holds on
-         * it (POSIX), and the locks are how other processes know that this one has the file open ({@code ./grove
-         * inspect} and {@code verify} run in the same process are safe). If another program truncates the file while
-         * the map has it open, the map's operations on the memory cut off throw {@link InternalError} ("a fault
-         * occurred in an unsafe memory access operation"; the process survives), and its close can record nothing.
-         * Writes racing the close complete before it records the file's state, or fail with
-         * {@link IllegalStateException} and change nothing ({@link GroveHashMap#close()}).
+         * segment while the file stays open ({@link #otherProcessWait}). What a killed process left (segments it held,
+         * entries it removed and had not freed yet) is salvaged while the file stays open by whichever thread notices
+         * first: one waiting for its lock, a process opening the file (one restarted after the kill), or an allocation
+         * that finds no memory otherwise; its place in the file's table of processes is then free for another (256
+         * processes may have a file open at once). Its counts, and the few slices it was linking or unlinking if it was
+         * killed holding a lock, wait for the recovery of the whole file, which the next open after the last close then
+         * runs; {@link GroveHashMap#footprint()} counts another process's changes once that process closed. While the
+         * map has the file open, the process must not open and close the file by other means (a copy, for instance):
+         * closing any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how
+         * other processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the
+         * same process are safe). If another program truncates the file while the map has it open, the map's operations
+         * on the memory cut off throw {@link InternalError} ("a fault occurred in an unsafe memory access operation";
+         * the process survives), and its close can record nothing. Writes racing the close complete before it records
+         * the file's state, or fail with {@link IllegalStateException} and change nothing
+         * ({@link GroveHashMap#close()}).
          *
          * @throws NullPointerException if {@code path} is null
          */
@@ -351,8 +355,9 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * lock. A process that ended without closing the file (killed) is found by the next look of a waiting thread
          * (about every 30 ms of waiting): that thread, alone among all processes, repairs every segment the ended
          * process held, as a reopen's recovery would (an in-place update cut off is undone, a mutation cut off
-         * completed or rolled back), while the other segments stay in use, and every waiter goes on; the repair is
-         * logged as a warning. Default {@link #DEFAULT_OTHER_PROCESS_WAIT}.
+         * completed or rolled back), while the other segments stay in use, and every waiter goes on; it also reclaims
+         * the entries the process removed and had not freed yet; the salvage is logged as a warning. Default
+         * {@link #DEFAULT_OTHER_PROCESS_WAIT}.
          *
          * @throws IllegalArgumentException if {@code wait} is not positive
          */

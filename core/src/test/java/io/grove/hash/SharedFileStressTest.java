@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * new ones, for 20 s (600 s with {@code -Dgrove.stress.long=true}, {@link StressRun}): {@value #WORKERS} child JVMs
  * ({@link SharedWriter}) of {@value #THREADS} threads each, on this 2-core machine. A process killed while it holds a
  * segment's lock, inside a mutation or an in-place update, is repaired by the first of the others to wait for it, while
- * they run on. Asserted:
+ * they run on; what a killed process left (its segments, hazard slots, release stripes) is salvaged by that waiter or
+ * by the next process to open the file. Asserted:
  * <ul>
  *   <li>no operation of a surviving process fails or waits out its bound (the children halt on any exception, which an
  *       operation that waited out {@code otherProcessWait} throws), and each thread reads its own keys back exactly;
@@ -41,8 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>after all keys are removed, the file holds as many slices as a new empty table (nothing leaked), and
  *       {@code verify} passes.
  * </ul>
- * Printed: the latencies of the acknowledged operations (median, 99th percentile, maximum) and the repairs done while
- * the others ran (from the processes' logs), of which a run of 10 kills or more must have some.
+ * Printed: the latencies of the acknowledged operations (median, 99th percentile, maximum) and the salvages done while
+ * the others ran (from the processes' logs): at least one per two kills, and, in a run of 10 kills or more, some with
+ * segments to repair.
  */
 class SharedFileStressTest {
     static final int WORKERS = 3;
@@ -50,8 +52,8 @@ class SharedFileStressTest {
     static final int KEYS = 1_200;
     static final int COUNTERS = 4;
     private static final Object ABSENT = new Object();
-    /** What a process logs when it repaired what a killed one left, before the milliseconds it took. */
-    private static final String REPAIRED = "ended without closing the file; repaired in ";
+    /** What a process logs when it salvaged what a killed one left, before the milliseconds it took. */
+    private static final String SALVAGED = "ended without closing the file; salvaged in ";
 
     @TempDir
     Path dir;
@@ -62,8 +64,13 @@ class SharedFileStressTest {
     private final long[] incrementsAcknowledged = new long[COUNTERS];
     private final long[] incrementsAttempted = new long[COUNTERS];
     private final List<Long> micros = new ArrayList<>();
-    /** How long each repair of a killed process's segments took, from the logs of the processes that did them. */
+    /**
+     * How long each salvage that repaired segments a killed process left locked took, from the logs of the processes
+     * that did them.
+     */
     private final List<Long> repairMillis = new ArrayList<>();
+    /** The salvages of killed processes (segments repaired or not) the logs tell of. */
+    private int salvages;
     private int incarnations;
 
     @Test
@@ -121,8 +128,10 @@ class SharedFileStressTest {
                 + kills + " kills, " + incarnations + " processes, " + sorted.length + " operations acknowledged;"
                 + " latency median " + sorted[sorted.length / 2] + " us, 99th percentile "
                 + sorted[(int) (sorted.length * 0.99)] + " us, maximum " + sorted[sorted.length - 1] + " us; "
-                + repairMillis.size() + " repairs while the others ran, taking " + repairMillis + " ms");
+                + salvages + " killed processes salvaged while the others ran, " + repairMillis.size()
+                + " of them with segments to repair, taking " + repairMillis + " ms");
         assertTrue(kills >= seconds / 2, context + ": only " + kills + " kills");
+        assertTrue(salvages >= kills / 2, context + ": " + kills + " kills, " + salvages + " salvaged");
         assertTrue(kills < 10 || !repairMillis.isEmpty(), context + ": no kill fell while a lock was held");
         assertTrue(sorted.length > 100L * kills, context + ": only " + sorted.length + " operations acknowledged");
         assertEquals(emptyTableSlices(), liveSlices(file), context + ": slices left once every key was removed");
@@ -153,9 +162,13 @@ class SharedFileStressTest {
         long[] begunOp = new long[writers];
         boolean[] begun = new boolean[writers];
         for (String line : Files.readAllLines(output, StandardCharsets.US_ASCII)) {
-            int repaired = line.indexOf(REPAIRED);
-            if (repaired >= 0) {
-                repairMillis.add(Long.parseLong(line.substring(repaired + REPAIRED.length(), line.indexOf(" ms:"))));
+            int salvaged = line.indexOf(SALVAGED);
+            if (salvaged >= 0) {
+                salvages++;
+                if (!line.contains("segments []")) {
+                    repairMillis.add(Long.parseLong(line.substring(salvaged + SALVAGED.length(),
+                            line.indexOf(" ms:"))));
+                }
             }
             String[] f = line.split(" ", 4);
             if (f[0].equals("BAD")) {

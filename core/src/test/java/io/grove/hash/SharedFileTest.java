@@ -2,6 +2,8 @@ package io.grove.hash;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -25,6 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -422,6 +426,91 @@ class SharedFileTest {
             long reserved = map.footprint().reservedBytes();
             assertTrue(reserved >= reservedBefore + (16L << 20), reservedBefore + " bytes reserved, then " + reserved);
             System.out.println("reserved " + reservedBefore + " bytes before the child wrote, " + reserved + " after");
+        }
+        assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
+    /**
+     * A process killed while its release stripes hold deleted entries, with no lock held, leaves them to whoever
+     * notices while the file stays open: here the next process to open the file (a restart) takes its record over,
+     * reclaims them and frees the record. This process then puts as many entries of the same size again and they
+     * take no fresh memory; the killed process no longer shows in the process table.
+     */
+    @Test
+    void aKilledProcessesDeletedSlicesAreReusedAndItsRecordFreedWhileTheFileStaysOpen() throws Exception {
+        Path file = dir.resolve("salvaged.grove");
+        int removed = 40; // fewer than a batch: all wait in the child's one stripe
+        long size = 256L << 20;
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
+            map.put(-1L, "here first");
+            Path output = dir.resolve("remover.out");
+            Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), "1000",
+                    String.valueOf(removed), "stay");
+            try {
+                awaitLine(remover, output, "removed");
+            } finally {
+                remover.destroyForcibly().waitFor();
+            }
+            assertTrue(CrashTest.tool("inspect", file).contains("ended without closing it: process " + remover.pid()),
+                    CrashTest.tool("inspect", file));
+            long allocated = map.footprint().allocatedBytes();
+            Path openerOutput = dir.resolve("opener.out");
+            Process opener = child(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0", "0",
+                    "leave");
+            assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
+            String log = Files.readString(openerOutput);
+            assertEquals(0, opener.exitValue(), log);
+            Matcher salvaged = Pattern.compile("process " + remover.pid() + " .* (\\d+) deleted slices of its release"
+                    + " stripes reclaimed, its record freed").matcher(log);
+            assertTrue(salvaged.find() && Long.parseLong(salvaged.group(1)) > 0, log); // entries, old slot arrays
+            String inspect = CrashTest.tool("inspect", file);
+            assertFalse(inspect.contains("ended without closing it"), inspect);
+            for (long k = 0; k < removed; k++) {
+                assertNull(map.put(k, CrashWriter.value(k, 0)));
+            }
+            assertEquals(allocated, map.footprint().allocatedBytes(), "fresh memory taken for the entries put again");
+            assertEquals(1001, map.size());
+        }
+        String inspect = CrashTest.tool("inspect", file);
+        assertTrue(inspect.contains("closed cleanly  no"), inspect); // the killed process's counts: recounted
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
+            assertEquals(1001, map.size());
+            for (long k = 0; k < 1000; k++) {
+                assertEquals(CrashWriter.value(k, 0), map.get(k), "key " + k);
+            }
+        }
+        assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
+    /**
+     * An allocation that finds the file's memory full salvages what a killed process left before it gives up: a
+     * child fills a file of one block, removes 40 entries and is killed; this process, which had the file open all
+     * along, then puts 40 entries of the same size into the memory they held.
+     */
+    @Test
+    void anAllocationShortOfMemoryReclaimsWhatAKilledProcessLeft() throws Exception {
+        Path file = dir.resolve("full.grove");
+        long size = 16L << 20; // one 8 MiB block
+        int removed = 40;
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
+            Path output = dir.resolve("filler.out");
+            Process filler = child(Remover.class, output, file.toString(), String.valueOf(size), "full",
+                    String.valueOf(removed), "stay");
+            try {
+                awaitLine(filler, output, "removed");
+            } finally {
+                filler.destroyForcibly().waitFor();
+            }
+            assertTrue(Files.readString(output).contains("full at "), Files.readString(output));
+            long entries = map.size();
+            for (long k = 0; k < removed; k++) {
+                map.put(k, CrashWriter.value(k, 0));
+            }
+            assertEquals(entries + removed, map.size());
+            assertFalse(CrashTest.tool("inspect", file).contains("ended without closing it"));
+        }
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) { // recovers: counts anew
+            assertEquals(CrashWriter.value(0, 0), map.get(0L));
         }
         assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
     }

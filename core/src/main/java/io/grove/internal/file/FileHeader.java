@@ -1,6 +1,7 @@
 package io.grove.internal.file;
 
 import io.grove.GroveFileException;
+import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -49,9 +50,11 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes
      * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. 9 (2026-12-06): the
      * hazard slots of every process in the file, before the blocks. 10 (2026-12-06): a segment's lock holds its
-     * holder's process record plus one (1 in memory), -1 once closed. Files of formats 1 to 9 were never released.
+     * holder's process record plus one (1 in memory), -1 once closed. 11 (2026-12-06): the release stripes of every
+     * process in the file, after the hazard slots; a count of salvaged processes in the pool state. Files of formats 1
+     * to 10 were never released.
      */
-    public static final int FORMAT_VERSION = 10;
+    public static final int FORMAT_VERSION = 11;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
@@ -67,8 +70,15 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
     public static final long HAZARDS_OFFSET = PROCESSES_OFFSET + ProcessTable.SIZE;
     /** The bytes of the hazard slots: 1,024 slots, one per 64-byte line. */
     public static final long HAZARDS_SIZE = 64 * 1024;
+    /**
+     * Where the release stripes of the processes start (Nova's release lists, kept in the file): the deleted slices
+     * each process has not freed yet, {@link Pool#RELEASE_AREA_BYTES} per record of the process table.
+     */
+    public static final long RELEASES_OFFSET = HAZARDS_OFFSET + HAZARDS_SIZE;
+    /** The bytes of the release stripes. */
+    public static final long RELEASES_SIZE = ProcessTable.SLOTS * Pool.RELEASE_AREA_BYTES;
     /** Where the pool's blocks start: granule 0 of the pool. */
-    public static final long BLOCKS_OFFSET = HAZARDS_OFFSET + HAZARDS_SIZE;
+    public static final long BLOCKS_OFFSET = RELEASES_OFFSET + RELEASES_SIZE;
     /** The longest serializer identity, in UTF-8 bytes. */
     public static final int MAX_IDENTITY_BYTES = 1024;
 

@@ -289,8 +289,13 @@ public final class MappedFile implements AutoCloseable {
             }
 
             @Override
-            public boolean anyEnded() {
-                return !endedWithoutClosing().isEmpty();
+            public int[] endedRecords() {
+                return endedWithoutClosing().stream().mapToInt(ProcessTable.Process::slot).toArray();
+            }
+
+            @Override
+            public void free(int record) {
+                processes.free(record);
             }
         };
     }
@@ -365,6 +370,11 @@ public final class MappedFile implements AutoCloseable {
     /** The hazard slots of the processes' writes in progress. */
     public MemorySegment hazards() {
         return mapping.asSlice(FileHeader.HAZARDS_OFFSET, FileHeader.HAZARDS_SIZE);
+    }
+
+    /** The release stripes of the processes that have the file open ({@link Pool.FileRegion#releases}). */
+    public MemorySegment releases() {
+        return mapping.asSlice(FileHeader.RELEASES_OFFSET, FileHeader.RELEASES_SIZE);
     }
 
     /** This process's record in the file's process table. */

@@ -272,17 +272,32 @@ public final class ProcessTable {
      * Takes the lock of record {@code i}, whose process ended without closing the file ({@link #ended}), so that this
      * thread alone repairs what that process left; {@code null} if another thread, of this process or another, holds
      * it (repairing) or the record is free. While held, the record's process looks alive to every other thread; the
-     * record stays taken, for the recovery of the whole file that the last close leaves to the next open.
+     * thread frees the record ({@link #free}) once it has salvaged what the process left.
      */
     FileLock takeOver(int i) throws IOException {
         if (state(i) != TAKEN) {
             return null;
         }
+        FileLock lock;
         try {
-            return channel.tryLock(FIRST_RECORD_LOCK + i, 1, false);
+            lock = channel.tryLock(FIRST_RECORD_LOCK + i, 1, false);
         } catch (OverlappingFileLockException repairedHere) {
             return null;
         }
+        if (lock != null && state(i) != TAKEN) { // freed by a thread that salvaged it just before
+            lock.release();
+            return null;
+        }
+        return lock;
+    }
+
+    /**
+     * Frees record {@code i}, which the calling thread took over ({@link #takeOver}) and whose process's leftovers
+     * were salvaged, so that an opener may take it: in a file that stays open while processes come and go, records
+     * of processes that ended would otherwise fill the table.
+     */
+    void free(int i) {
+        table.set(LONG, i * RECORD + STATE, FREE);
     }
 
     /** Whether a process holds the lock on byte {@code position}: tries it shared and lets go at once. */

@@ -478,15 +478,31 @@ final class HashTable {
     }
 
     /**
-     * Repairs every segment that the process in record {@code record}, which ended without closing the file, left
-     * locked, and empties the hazard slots it left filled, while the other segments stay in use
-     * ({@link TableRecovery#whileInUse}); logs what it did. Only one thread of all processes does so at a time: the one
-     * that takes the record over ({@link Pool.ProcessWatch#takeOver}); for the others this does nothing. Counts as an
-     * operation of this process that holds locks ({@link #lockedOperations}), so that a close of this map waits for
-     * it; returns {@code false}, doing nothing, if the close began.
+     * In a table in a file: salvages every process that had the file open and ended without closing it that no other
+     * thread salvages now ({@link #repairLeftBy}); for an opener that joins processes that have the file open, and
+     * for an allocation that would fail for want of memory. Returns whether there was one.
+     *
+     * @throws IllegalStateException as {@link #repairLeftBy}
+     */
+    boolean salvageEnded() {
+        int[] ended = processes.endedRecords();
+        for (int record : ended) {
+            repairLeftBy(record);
+        }
+        return ended.length > 0;
+    }
+
+    /**
+     * Salvages what the process in record {@code record}, which ended without closing the file, left: repairs every
+     * segment it left locked while the other segments stay in use ({@link TableRecovery#whileInUse}), empties the
+     * hazard slots it left filled and reclaims the deleted slices of its release stripes ({@link Pool#salvage}), then
+     * frees its record for another process; logs what it did. Only one thread of all processes does so at a time:
+     * the one that takes the record over ({@link Pool.ProcessWatch#takeOver}); for the others this does nothing.
+     * Counts as an operation of this process that holds locks ({@link #lockedOperations}), so that a close of this
+     * map waits for it; returns {@code false}, doing nothing, if the close began.
      *
      * @throws IllegalStateException if a segment is damaged beyond what a kill leaves: it is left locked by the
-     *     ended process, for the recovery of the whole file
+     *     ended process, and its record taken, for the recovery of the whole file
      */
     private boolean repairLeftBy(int record) {
         if (!enterLocked()) {
@@ -517,16 +533,16 @@ final class HashTable {
                 }
                 repaired.append(count++ == 0 ? "" : ", ").append(s);
             }
-            int hazards = pool.clearHazardsOf(record);
-            if (count == 0 && hazards == 0) {
-                return true; // another thread repaired it just before
-            }
+            String ended = processes.describe(record);
+            Pool.Salvage salvaged = pool.salvage(record);
+            processes.free(record);
             String report = repair.result(count).describe();
             System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> processes.file()
-                    + ": " + processes.describe(record) + " ended without closing the file; repaired in "
+                    + ": " + ended + " ended without closing the file; salvaged in "
                     + (System.nanoTime() - started) / 1_000_000 + " ms: segments [" + repaired + "] it left locked ("
-                    + report + "), " + hazards + " hazard slots emptied; what it"
-                    + " kept on its heap (deleted slices, counts) waits for the recovery of the whole file");
+                    + report + "), " + salvaged.hazardSlots() + " hazard slots emptied, " + salvaged.deletedSlices()
+                    + " deleted slices of its release stripes reclaimed, its record freed; the counts it kept on its"
+                    + " heap wait for the recovery of the whole file");
             return true;
         } finally {
             exitLocked();

@@ -150,8 +150,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Pool pool;
         try {
             pool = Pool.overRegion(header.blockSize(),
-                    new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.processRecord(),
-                            file.alone()),
+                    new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.releases(),
+                            file.processRecord(), file.alone()),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
                             file::lockGrowth, file::beginClose, file.processWatch(otherProcessWaitNanos)));
         } catch (IllegalStateException e) {
@@ -178,10 +178,29 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 map.syncEvery(syncing.everyNanos(), file.name());
             }
             file.admitOthers();
+            pool.setSalvager(map.table::salvageEnded);
+            if (!file.alone()) {
+                salvageEnded(map, file.name());
+            }
             return map;
         } catch (RuntimeException | Error e) {
             pool.close();
             throw e;
+        }
+    }
+
+    /**
+     * Joining processes that have the file open: salvages what processes that had it open and ended without closing it
+     * left ({@link HashTable#salvageEnded}; a process restarted after a kill so takes over what its predecessor left).
+     * A segment damaged beyond what a kill leaves is logged, not thrown: the open succeeds, and operations on that
+     * segment fail naming it until the recovery of the whole file.
+     */
+    private static void salvageEnded(OffHeapHashMap<?, ?> map, String name) {
+        try {
+            map.table.salvageEnded();
+        } catch (IllegalStateException damaged) {
+            System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, name + ": "
+                    + damaged.getMessage(), damaged);
         }
     }
 

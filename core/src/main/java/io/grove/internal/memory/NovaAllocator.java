@@ -2,8 +2,10 @@ package io.grove.internal.memory;
 
 import io.grove.GroveOutOfMemoryException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * Nova (Fakhoury, Braginsky, Keidar, Zuriel, OPODIS 2023; see docs/REFERENCES.md): slices are reused while other
@@ -45,17 +47,21 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>D1 delete: CAS the header state from (v, live) to (v, deleted) — the linearization point; the first of
  *       racing deletes wins. D2 add the reference to a release stripe. A full stripe batch goes to R1.
  *   <li>R1 reclaim a batch: {@code getAndAdd} the era (volatile); R2 read every hazard slot (volatile);
- *       R3 push each slice no slot announces to its free list; return the others to the release stripes.
+ *       R3 for each slice no slot announces, set its header's freed bit with a CAS ({@link SliceStates#tryFree}:
+ *       only the first reclaim of a slice named twice in release stripes frees it) and push it to its free list;
+ *       keep the others in the batch.
  *   <li>W1 write: claim a hazard slot with the reference (CAS, full fence); W2 read the header state
  *       (volatile) and check the version and magic; if not live, clear the slot and fail; W3 run the write;
  *       W4 clear the slot ({@code setRelease}). Nova's Algorithm 1, lines 9-17.
  *   <li>Reads are optimistic ({@link Pool} and the views): read the data, {@code loadLoadFence}, then check the
  *       header state (acquire) and magic; on a mismatch discard what was read. Algorithm 1, lines 1-8.
- *   <li>S slow path (under {@code slowPathLock}, only when the size class is empty and the bump pointer hit the
+ *   <li>S slow path (S1-S3 under {@code slowPathLock}, only when the size class is empty and the bump pointer hit the
  *       memory limit): S1 retry A1; S2 help: drain every release stripe's partial batch through R1 and retry;
  *       S3 coalesce (Appendix B): take every free list, sort by place, merge neighbours within a block, clear
  *       the magic of the headers merged away, carve the request from the first run large enough and push the
- *       rest back; S4 otherwise throw {@link GroveOutOfMemoryException}.
+ *       rest back; S4 in a file, if processes that had it open ended without closing it, take over what they
+ *       left (their release stripes among it: {@link #adopt}) and run S1-S3 again; S5 otherwise throw
+ *       {@link GroveOutOfMemoryException}.
  * </ul>
  *
  * <p><b>Why W and R1-R3 are safe</b> (§3.4, Appendix A): D1, W1, W2 and R2 are sequentially consistent
@@ -88,17 +94,23 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     private final LongAdder releasedGranules = new LongAdder();
     private final LongAdder liveSlices = new LongAdder();
     private final Object slowPathLock = new Object();
+    private volatile BooleanSupplier salvager = () -> false;
 
     NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards) {
-        this(blocks, words, hazards, BATCH_SIZE);
+        this(blocks, words, hazards, ReleaseLists.heapArea(BATCH_SIZE), BATCH_SIZE);
     }
 
-    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, int batchSize) {
+    /**
+     * An allocator whose release stripes are in {@code releaseArea} ({@link ReleaseLists}: a file's, for a pool over
+     * one), taking up what they hold.
+     */
+    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, MemorySegment releaseArea,
+            int batchSize) {
         this.blocks = blocks;
         this.words = words;
         this.hazards = hazards;
         this.freeLists = new FreeLists(blocks, words);
-        this.releaseLists = new ReleaseLists(batchSize);
+        this.releaseLists = new ReleaseLists(releaseArea, batchSize);
     }
 
     @Override
@@ -144,6 +156,21 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     /** The slow path S: returns {@code capacity << GRANULE_BITS | g}, or throws. */
     private long allocateSlowly(long n, int length) {
+        long g = helpAndCoalesce(n);
+        if (g < 0 && salvager.getAsBoolean()) { // S4, outside the lock: a salvage reclaims through this allocator
+            g = helpAndCoalesce(n);
+        }
+        if (g >= 0) {
+            return g;
+        }
+        throw new GroveOutOfMemoryException("memory limit of " + (long) blocks.maxBlocks * blocks.blockSize
+                + " bytes reached: cannot allocate a slice of " + length + " bytes (reserved "
+                + blocks.reservedBytes() + ", released " + releasedBytes() + ", free " + freeBytes()
+                + " bytes in pieces too small)");
+    }
+
+    /** S1-S3: returns {@code capacity << GRANULE_BITS | g}, or -1. */
+    private long helpAndCoalesce(long n) {
         int c = FreeLists.classOf(n);
         synchronized (slowPathLock) {
             long g = retryFast(c, n);
@@ -152,18 +179,16 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
             }
             releaseLists.drainAll(this);
             g = retryFast(c, n);
-            if (g >= 0) {
-                return g;
-            }
-            g = coalesceAndCarve(n);
-            if (g >= 0) {
-                return g;
-            }
+            return g >= 0 ? g : coalesceAndCarve(n);
         }
-        throw new GroveOutOfMemoryException("memory limit of " + (long) blocks.maxBlocks * blocks.blockSize
-                + " bytes reached: cannot allocate a slice of " + length + " bytes (reserved "
-                + blocks.reservedBytes() + ", released " + releasedBytes() + ", free " + freeBytes()
-                + " bytes in pieces too small)");
+    }
+
+    /**
+     * Sets S4: what takes over the leftovers of processes that ended without closing the pool's file, once S1-S3 found
+     * no memory; returns whether it found any such process (then S1-S3 run again).
+     */
+    void setSalvager(BooleanSupplier salvager) {
+        this.salvager = salvager;
     }
 
     private long retryFast(int c, long n) {
@@ -238,27 +263,24 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     /** R1-R3: called with a batch of deleted references, by the thread that filled or drained it. */
     @Override
-    public void reclaim(long[] refs, int count) {
+    public int reclaim(MemorySegment area, long batch, int count) {
         words.advanceEra(); // R1
         long[] announced = hazards.announcedGranules(); // R2
-        long[] kept = null;
-        int keptCount = 0;
+        int kept = 0;
         for (int i = 0; i < count; i++) {
-            long g = Reference.granule(refs[i]);
+            long ref = area.get(ValueLayout.JAVA_LONG, batch + 8L * i);
+            long g = Reference.granule(ref);
             if (announced.length > 0 && Arrays.binarySearch(announced, g) >= 0) {
-                if (kept == null) {
-                    kept = new long[Math.min(count, announced.length)];
-                }
-                kept[keptCount++] = refs[i];
+                area.set(ValueLayout.JAVA_LONG, batch + 8L * kept++, ref);
                 continue;
             }
-            long capacity = SliceHeader.capacityGranules(blocks.block(g), blocks.offsetInBlock(g));
-            releasedGranules.add(-capacity);
-            freeLists.push(g, capacity); // R3
+            long capacity = SliceStates.tryFree(blocks, ref); // R3
+            if (capacity >= 0) {
+                releasedGranules.add(-capacity);
+                freeLists.push(g, capacity);
+            }
         }
-        for (int i = 0; i < keptCount; i++) {
-            releaseLists.add(kept[i], this);
-        }
+        return kept;
     }
 
     @Override
@@ -322,9 +344,33 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     }
 
     /**
+     * Takes over the deleted slices that the release stripes in {@code other} hold, the area of a process that ended
+     * without closing the file (or of one that closed it while a writer of another process held some of them), and
+     * reclaims them with this process's at once (those a writer announces stay in this process's stripes). Returns
+     * how many references it found.
+     */
+    long adopt(MemorySegment other) {
+        long adopted = releaseLists.adopt(other, this, this::countReleased);
+        releaseLists.drainAll(this);
+        return adopted;
+    }
+
+    /** Counts an adopted slice as released here (until freed), unless it was freed already. */
+    private void countReleased(long ref) {
+        long g = Reference.granule(ref);
+        MemorySegment block = blocks.block(g);
+        long header = blocks.offsetInBlock(g);
+        long state = SliceHeader.stateVolatile(block, header);
+        if (Reference.sameIncarnation(state, Reference.asDeleted(ref)) && !SliceHeader.isFreed(state)) {
+            releasedGranules.add(SliceHeader.capacityGranules(block, header));
+        }
+    }
+
+    /**
      * Leaves the allocator's state whole in its words, for a later pool over the same memory or another process's:
-     * drains every release stripe (so that no deleted slice is left out of the free lists) and folds this process's
-     * counts in. With no operation of this process running.
+     * reclaims every release stripe's batch (a slice a writer of another process announces stays in this process's
+     * stripes in the file, for the next process to take up the area) and folds this process's counts in. With no
+     * operation of this process running.
      */
     void save() {
         reclaimAll();

@@ -27,6 +27,9 @@ import java.util.function.Supplier;
 public final class Pool implements MemoryPool {
     /** 2<sup>34</sup> granules of 16 bytes: the most one pool can address (256 GiB). */
     public static final long MAX_ADDRESSABLE_BYTES = (Reference.GRANULE_MASK + 1) << SliceHeader.GRANULE_SHIFT;
+    /** The bytes of one process's release stripes in a file's release area ({@link FileRegion#releases}). */
+    public static final long RELEASE_AREA_BYTES =
+            ReleaseLists.FILE_STRIPES * ReleaseLists.stripeBytes(NovaAllocator.BATCH_SIZE);
 
     private final Blocks blocks;
     private final SliceAllocator allocator;
@@ -42,6 +45,8 @@ public final class Pool implements MemoryPool {
     private final FileHooks file;
     /** The hazard slots of every process that has the file open, for a pool over one; else {@code null}. */
     private final HazardSlots.InFile fileHazards;
+    /** The release stripes of every process that has the file open, for a pool over one; else {@code null}. */
+    private final MemorySegment fileReleases;
     /** Whether the file cannot be continued as recorded ({@link #recoveryCause}) and {@link #recover} has not run. */
     private boolean needsRecovery;
     /** Why the file could not be continued as recorded when opened; {@code null} if it could, or not a file. */
@@ -94,23 +99,32 @@ public final class Pool implements MemoryPool {
 
     Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source) {
         this(blockSize, memoryLimit, reclamation, source, new AllocatorWords.OnHeap(classCount(blockSize)),
-                new HazardSlots.OnHeap(), 0, null, null, false);
+                new HazardSlots.OnHeap(), null, 0, null, null, false);
     }
 
     private Pool(int blockSize, long memoryLimit, Reclamation reclamation, BlockSource source, AllocatorWords words,
-            HazardSlots hazards, int processRecord, MemorySegment state, FileHooks file, boolean readOnly) {
+            HazardSlots hazards, MemorySegment releases, int processRecord, MemorySegment state, FileHooks file,
+            boolean readOnly) {
         this.readOnly = readOnly;
         this.processRecord = processRecord;
         this.file = file;
         this.fileHazards = hazards instanceof HazardSlots.InFile inFile ? inFile : null;
+        this.fileReleases = releases;
         this.blocks = new Blocks(blockSize, memoryLimit, source, words);
         this.memoryLimit = (long) blocks.maxBlocks * blockSize;
         this.reclamation = reclamation;
         this.state = state;
         this.allocator = switch (reclamation) {
-            case NOVA -> new NovaAllocator(blocks, words, hazards);
+            case NOVA -> releases == null ? new NovaAllocator(blocks, words, hazards)
+                    : new NovaAllocator(blocks, words, hazards, releaseArea(releases, processRecord),
+                            NovaAllocator.BATCH_SIZE);
             case GROW_ONLY -> new GrowOnlyAllocator(blocks);
         };
+    }
+
+    /** The release stripes of the process in record {@code record} in a file's release area. */
+    private static MemorySegment releaseArea(MemorySegment releases, int record) {
+        return releases.asSlice(record * RELEASE_AREA_BYTES, RELEASE_AREA_BYTES);
     }
 
     /** The number of free-list size classes of a pool of blocks of {@code blockSize} bytes. */
@@ -120,12 +134,13 @@ public final class Pool implements MemoryPool {
 
     /**
      * The parts of a mapped file a pool over it uses: its block area ({@code blocks}), its allocator state record
-     * ({@code state}), the hazard slots of every process that has it open ({@code hazards}), this process's record in
-     * its process table ({@code processRecord}), and whether this process opened it with no other process having it
-     * open ({@code alone}).
+     * ({@code state}), the hazard slots of every process that has it open ({@code hazards}), their release stripes
+     * ({@code releases}: {@link #RELEASE_AREA_BYTES} per record of the process table), this process's record in its
+     * process table ({@code processRecord}), and whether this process opened it with no other process having it open
+     * ({@code alone}).
      */
-    public record FileRegion(MemorySegment blocks, MemorySegment state, MemorySegment hazards, int processRecord,
-            boolean alone) {}
+    public record FileRegion(MemorySegment blocks, MemorySegment state, MemorySegment hazards,
+            MemorySegment releases, int processRecord, boolean alone) {}
 
     /**
      * A Nova pool over a mapped file's {@code region}, whose allocator state is kept in the file for the processes
@@ -158,15 +173,21 @@ public final class Pool implements MemoryPool {
             slots.clearAll(); // filled by processes that ended
         }
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                new AllocatorWords.InFile(state, classCount(blockSize)), slots, region.processRecord(), state, file,
-                false);
+                new AllocatorWords.InFile(state, classCount(blockSize)), slots, region.releases(),
+                region.processRecord(), state, file, false);
         pool.lastToClose = region.alone();
         pool.recoveryCause = region.alone() ? recoveryCause(state) : null;
         pool.needsRecovery = pool.recoveryCause != null;
         if (pool.needsRecovery) {
             pool.blocks.reserveBelow(PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT);
         } else {
-            ((NovaAllocator) pool.allocator).restore();
+            NovaAllocator nova = (NovaAllocator) pool.allocator;
+            nova.restore();
+            for (int r = 0; region.alone() && r < region.releases().byteSize() / RELEASE_AREA_BYTES; r++) {
+                if (r != region.processRecord()) { // slices processes that closed kept for a writer of another
+                    nova.adopt(releaseArea(region.releases(), r));
+                }
+            }
         }
         if (region.alone()) {
             PoolStateLayout.setBootId(state, BootId.CURRENT);
@@ -235,6 +256,8 @@ public final class Pool implements MemoryPool {
             granules[i] = Reference.granule(live[i]);
         }
         Arrays.sort(granules);
+        fileReleases.fill((byte) 0); // the sweep frees every slice the release stripes name, and counts anew:
+        PoolStateLayout.clearSalvaged(state);
         PoolSweep.Result result = ((NovaAllocator) allocator).recover(granules,
                 PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, eraAfter(live));
         needsRecovery = false;
@@ -253,8 +276,8 @@ public final class Pool implements MemoryPool {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         BlockSource source = new RegionBlockSource(blockArea, null, null, null, onClose);
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), 0, state, null,
-                true);
+                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), null, 0, state,
+                null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
         if (pool.closedCleanly()) {
@@ -312,8 +335,17 @@ public final class Pool implements MemoryPool {
         /** The file's name, for a message. */
         String file();
 
-        /** Whether any process that had the file open ended without closing it. */
-        boolean anyEnded();
+        /**
+         * The records of the processes that had the file open and ended without closing it, and that no thread has
+         * taken over and freed ({@link #free}); a system call per record taken.
+         */
+        int[] endedRecords();
+
+        /**
+         * Frees record {@code record}, which the calling thread took over ({@link #takeOver}) and whose process's
+         * leftovers it salvaged: a process that opens the file may take it again.
+         */
+        void free(int record);
 
         /** How long a thread waits for a live process before it gives up. */
         long waitLimitNanos();
@@ -359,12 +391,29 @@ public final class Pool implements MemoryPool {
     }
 
     /**
-     * Empties the hazard slots that the process in record {@code record} of the pool's file left filled when it ended
-     * without closing the file, so that the slices they name can be reused; for the thread that took that record over
-     * ({@link ProcessWatch#takeOver}). Returns how many.
+     * Sets what takes over the leftovers of processes that ended without closing this pool's file (its map's
+     * {@code salvageEnded}) when an allocation finds no memory otherwise: it returns whether it found such a process,
+     * and the allocation then tries again.
      */
-    public int clearHazardsOf(int record) {
-        return fileHazards.clearOf(record);
+    public void setSalvager(BooleanSupplier salvager) {
+        ((NovaAllocator) allocator).setSalvager(salvager);
+    }
+
+    /** What {@link #salvage} found: hazard slots emptied, deleted slices taken from release stripes. */
+    public record Salvage(int hazardSlots, long deletedSlices) {}
+
+    /**
+     * Takes over what the process in record {@code record} of the pool's file left in the allocator when it ended
+     * without closing the file, for the thread that took that record over ({@link ProcessWatch#takeOver}): empties
+     * the hazard slots it left filled and reclaims the deleted slices of its release stripes with this process's
+     * ({@link NovaAllocator#adopt}), so that their memory is reused; counts it as salvaged in the file, since the
+     * counts it kept on its heap are lost with it: the last close leaves the file to a recovery, which counts anew.
+     */
+    public Salvage salvage(int record) {
+        int hazards = fileHazards.clearOf(record);
+        long slices = ((NovaAllocator) allocator).adopt(releaseArea(fileReleases, record));
+        PoolStateLayout.addSalvaged(state);
+        return new Salvage(hazards, slices);
     }
 
     /**
@@ -372,14 +421,15 @@ public final class Pool implements MemoryPool {
      * process opens or closes the file until this pool's {@link #close()} ends. Returns whether this process is the
      * last to have the file open, so that the close records the allocator state as closed (the caller first makes
      * every operation of its map end, and takes every segment's lock for good only if so); {@code true} for a pool
-     * in memory. If another process ended without closing the file, the last close leaves it marked open instead:
-     * the release stripes and counts that process kept on its heap are lost, and the next open's recovery sweeps.
+     * in memory. If another process ended without closing the file, salvaged or not ({@link #salvage}), the last close
+     * leaves it marked open instead: the counts that process kept on its heap are lost, and the next open's recovery
+     * sweeps and counts anew.
      */
     public synchronized boolean beginClose() {
         if (file != null) {
             lastToClose = file.beginClose().getAsBoolean();
-            if (lastToClose && file.processes().anyEnded()) {
-                leaveMarkedOpen = true; // its deleted slices and counts are lost to this close: the next open sweeps
+            if (lastToClose && (file.processes().endedRecords().length > 0 || PoolStateLayout.salvaged(state) > 0)) {
+                leaveMarkedOpen = true; // their counts (and a left one's deleted slices) are lost: the next open sweeps
             }
         }
         return file == null || lastToClose;

@@ -2,6 +2,7 @@ package io.grove.internal.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * The record in which a pool over a file keeps its allocator's state; the only place that computes offsets inside
@@ -13,7 +14,8 @@ import java.lang.foreign.ValueLayout;
  *             24  era (long)                    32  live slices (long)
  *             40  free granules (long)          48  root reference (long: the map's directory, 0 if none)
  *             56  reserved bytes (long)         64  boot id of the last open (2 longs: {@link BootId}, 0 unknown)
- *             80  size classes n (long)         88  n free-list heads (long each: ABA tag and granule + 1)
+ *             80  salvaged processes (long)     88  size classes n (long)
+ *             96  n free-list heads (long each: ABA tag and granule + 1)
  * </pre>
  * In the platform's byte order, as the slices are. The bump granule, wasted granules, era, size classes and
  * free-list heads are the allocator's own words ({@link AllocatorWords.InFile}), current at every moment; so are
@@ -23,7 +25,9 @@ import java.lang.foreign.ValueLayout;
  * says open was not closed cleanly: its process died, or it is open in another process. Reserved bytes: how much
  * of the block area has been handed out as blocks, in order ({@link RegionBlockSource}), written before a block is
  * first used; nothing beyond it was ever written, so a reopen after a killed process knows where fresh (zero)
- * memory starts.
+ * memory starts. Salvaged processes: how many processes that ended without closing the file others took over
+ * while they had it open ({@code Pool#salvage}) since the last recovery of the whole file; their counts went with
+ * them, so the last close leaves the file to a recovery, which recounts and sets it to 0.
  */
 final class PoolStateLayout {
     static final long NEVER_USED = 0;
@@ -33,6 +37,7 @@ final class PoolStateLayout {
     static final long CLOSED_FORCED = 3;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final VarHandle WORD = LONG.varHandle().withInvokeExactBehavior();
     private static final long STATUS = 0;
     static final long BUMP = 8;
     static final long WASTED = 16;
@@ -42,8 +47,9 @@ final class PoolStateLayout {
     private static final long ROOT = 48;
     private static final long RESERVED = 56;
     private static final long BOOT = 64;
-    private static final long CLASSES = 80;
-    private static final long HEADS = 88;
+    private static final long SALVAGED = 80;
+    private static final long CLASSES = 88;
+    private static final long HEADS = 96;
 
     private PoolStateLayout() {}
 
@@ -85,6 +91,20 @@ final class PoolStateLayout {
     static void setBootId(MemorySegment state, BootId id) {
         state.set(LONG, BOOT, id.high());
         state.set(LONG, BOOT + 8, id.low());
+    }
+
+    static long salvaged(MemorySegment state) {
+        return state.get(LONG, SALVAGED);
+    }
+
+    /** Counts one more salvaged process; several processes may do so at once. */
+    static void addSalvaged(MemorySegment state) {
+        long before = (long) WORD.getAndAdd(state, SALVAGED, 1L);
+        assert before >= 0;
+    }
+
+    static void clearSalvaged(MemorySegment state) {
+        state.set(LONG, SALVAGED, 0L);
     }
 
     static long root(MemorySegment state) {

@@ -14,10 +14,10 @@ import java.lang.invoke.VarHandle;
  *             +---------------+---------------+----------------------------------------------------+
  *             | magic (int)   | capacity (int)| state (long)                                       |
  *             +---------------+---------------+----------------------------------------------------+
- * state:  63   62                         34 33                                   0
- *        +---+-----------------------------+--------------------------------------+
- *        | D |     version (29 bits)        |   length in bytes (34 bits)          |
- *        +---+-----------------------------+--------------------------------------+
+ * state:  63   62                         34 33  32                               0
+ *        +---+-----------------------------+---+-----------------------------------+
+ *        | D |     version (29 bits)        | F |   length in bytes (33 bits)       |
+ *        +---+-----------------------------+---+-----------------------------------+
  * </pre>
  *
  * <ul>
@@ -28,7 +28,11 @@ import java.lang.invoke.VarHandle;
  *   <li>capacity: the slice's size in 16-byte granules, header included; it says how much memory returns to the
  *       free lists when the slice is freed, and may exceed what {@code length} needs.
  *   <li>state: the same bit positions as {@link Reference} for version and deleted bit; {@code length} is the
- *       payload length the slice was allocated with. Deletion is one CAS on this word.
+ *       payload length the slice was allocated with. Deletion is one CAS on this word. F (freed): set, with D, on
+ *       a slice that is on a free list or on its way there, by the one CAS that frees a deleted slice
+ *       ({@code SliceStates#tryFree}), so that a deleted slice named twice in release stripes is freed once; no
+ *       length reaches it (a slice holds less than 2<sup>31</sup> bytes), so a length read as an {@code int} is
+ *       the same with it or without.
  * </ul>
  *
  * <p>The payload follows the header, so it is 16-byte aligned. All header fields are in native byte order.
@@ -44,6 +48,7 @@ public final class SliceHeader {
     static final int CAPACITY_OFFSET = 4;
     static final int STATE_OFFSET = 8;
     static final long LENGTH_MASK = Reference.GRANULE_MASK;
+    static final long FREED_BIT = 1L << 33;
 
     private static final VarHandle INT =
             ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
@@ -66,6 +71,15 @@ public final class SliceHeader {
 
     static boolean isDeleted(long state) {
         return (state & Reference.DELETED_BIT) != 0;
+    }
+
+    /** The state of a free slice whose last incarnation had {@code state}: deleted and freed. */
+    static long asFreed(long state) {
+        return state | Reference.DELETED_BIT | FREED_BIT;
+    }
+
+    static boolean isFreed(long state) {
+        return (state & FREED_BIT) != 0;
     }
 
     /** Granules a slice of {@code length} payload bytes needs, header included. */

@@ -29,7 +29,29 @@ final class SliceStates {
         }
     }
 
-    /** Nova's deletePrivate: no other thread can race, so a plain store. Returns the capacity in granules. */
+    /**
+     * Frees the slice {@code ref} names, deleted before ({@link #tryDelete}), for its free list: sets the freed bit
+     * with a CAS if the header is still that incarnation, deleted and not freed. Returns the capacity in granules if
+     * this call freed it, or -1 if it was freed already (a reference named twice in release stripes: the second
+     * finds it freed, or reused under a later version). The CAS makes freeing each deletion happen once.
+     */
+    static long tryFree(Blocks blocks, long ref) {
+        long granule = Reference.granule(ref);
+        MemorySegment block = blocks.block(granule);
+        long header = blocks.offsetInBlock(granule);
+        long state = SliceHeader.stateVolatile(block, header);
+        if (!Reference.sameIncarnation(state, Reference.asDeleted(ref)) || SliceHeader.isFreed(state)
+                || SliceHeader.magic(block, header) != SliceHeader.MAGIC
+                || !SliceHeader.casState(block, header, state, SliceHeader.asFreed(state))) {
+            return -1;
+        }
+        return SliceHeader.capacityGranules(block, header);
+    }
+
+    /**
+     * Nova's deletePrivate: no other thread can race, so a plain store (the slice goes straight to its free list:
+     * deleted and freed). Returns the capacity in granules.
+     */
     static long deletePrivate(Blocks blocks, long ref) {
         long granule = Reference.granule(ref);
         MemorySegment block = blocks.block(granule);
@@ -38,13 +60,16 @@ final class SliceStates {
         if (!Reference.sameIncarnation(state, ref)) {
             throw new IllegalStateException("deletePrivate of a slice that is not live: " + Reference.toString(ref));
         }
-        SliceHeader.setStatePlain(block, header, SliceHeader.asDeleted(state));
+        SliceHeader.setStatePlain(block, header, SliceHeader.asFreed(state));
         return SliceHeader.capacityGranules(block, header);
     }
 
-    /** Writes the header of a free slice (deleted, so every reference to the place fails) of {@code capacity}. */
+    /**
+     * Writes the header of a free slice (deleted, so every reference to the place fails, and freed) of
+     * {@code capacity}.
+     */
     static void initializeFree(Blocks blocks, long granule, long capacity) {
         SliceHeader.initialize(blocks.block(granule), blocks.offsetInBlock(granule), capacity,
-                SliceHeader.asDeleted(SliceHeader.state(1, 0)));
+                SliceHeader.asFreed(SliceHeader.state(1, 0)));
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveOutOfMemoryException;
 import io.grove.MemoryFootprint;
 import io.grove.Reclamation;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
@@ -60,6 +61,36 @@ class NovaAllocatorTest {
         assertThrows(ConcurrentModificationException.class, () -> pool.validate(ref));
         assertEquals(-1, pool.beginWrite(ref));
         assertFalse(pool.isLive(Reference.asDeleted(ref)));
+    }
+
+    /**
+     * The release stripes a killed process leaves may name a deleted slice twice (a reclaim or an adoption cut off
+     * between writing a reference to its new word and clearing the old one): the slice is freed once, so two
+     * allocations never get it both.
+     */
+    @Test
+    void aDeletedSliceNamedTwiceInReleaseStripesIsFreedOnce() {
+        long ref = pool.allocate(200);
+        long stale = pool.allocate(200);
+        assertTrue(pool.delete(stale));
+        pool.reclaimNow(); // stale's place is free
+        long reused = pool.allocate(200); // and taken again, under a newer version
+        assertEquals(granule(stale), granule(reused));
+        assertTrue(pool.delete(ref)); // into this pool's stripes
+        pool.reclaimNow(); // freed: on the free list of its size
+        long[] left = new long[(int) (ReleaseLists.stripeBytes(NovaAllocator.BATCH_SIZE) / 8)]; // one stripe
+        left[1] = ref; // freed already
+        left[5] = ref;
+        left[9] = stale; // a reference to an earlier incarnation of a live slice
+        NovaAllocator nova = (NovaAllocator) pool.allocator();
+        assertEquals(3, nova.adopt(MemorySegment.ofArray(left)));
+        long first = pool.allocate(200);
+        long second = pool.allocate(200);
+        assertEquals(granule(ref), granule(first));
+        assertNotEquals(granule(first), granule(second), "the slice was freed twice");
+        assertNotEquals(granule(reused), granule(second), "a live slice was freed through a stale reference");
+        assertTrue(pool.isLive(reused));
+        assertEquals(0, MemorySegment.ofArray(left).get(ValueLayout.JAVA_LONG, 8), "the adopted stripe is emptied");
     }
 
     @Test
