@@ -17,11 +17,12 @@ import java.util.function.LongConsumer;
  * that ended would strand its slices). Here the lists are <em>stripes</em>: a fixed power-of-two number (twice
  * the processors, at least 4, in memory; {@link #FILE_STRIPES} in a file), each a batch guarded by a try-lock. A
  * deleting thread starts at the stripe its thread id picks; if that stripe's guard is taken it moves to the next
- * stripe. The thread whose deletion fills a batch reclaims it in place, holding the guard (a few microseconds for
- * 64 slices; the other deleters meanwhile use the other stripes); the slices the reclaimer keeps (a writer
+ * stripe. The thread whose deletion fills a batch reclaims it in place, holding the guard (a header and a free-list
+ * link written per slice; the other deleters meanwhile use the other stripes); the slices the reclaimer keeps (a writer
  * announced them) stay at the front of the batch. {@link #drainAll} reclaims every stripe's partial batch: the
  * allocator calls it before reporting that memory is exhausted, which is the helping that keeps idle stripes from
- * holding memory forever.
+ * holding memory forever. Robustness: a thread stalled while it holds a stripe's guard (adding, or reclaiming a
+ * batch) delays that stripe's batch only; a thread stalled anywhere else delays nothing here.
  *
  * <p><b>Where the batches live.</b> In an area the pool gives: a heap segment for a pool in memory, this process's
  * part of the file's release area for a pool over a file, so that the deleted slices of a process that ended
