@@ -256,8 +256,8 @@ public final class Pool implements MemoryPool {
             granules[i] = Reference.granule(live[i]);
         }
         Arrays.sort(granules);
-        fileReleases.fill((byte) 0); // the sweep frees every slice the release stripes name, and counts anew:
-        PoolStateLayout.clearSalvaged(state);
+        fileReleases.fill((byte) 0); // the sweep frees every slice the stripes name
+        PoolStateLayout.clearSalvaged(state); // and counts anew
         PoolSweep.Result result = ((NovaAllocator) allocator).recover(granules,
                 PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, eraAfter(live));
         needsRecovery = false;
