@@ -443,14 +443,7 @@ class SharedFileTest {
         long size = 256L << 20;
         try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
             map.put(-1L, "here first");
-            Path output = dir.resolve("remover.out");
-            Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), "1000",
-                    String.valueOf(removed), "stay");
-            try {
-                awaitLine(remover, output, "removed");
-            } finally {
-                remover.destroyForcibly().waitFor();
-            }
+            Process remover = removeThenKill(file, size, "1000", removed, dir.resolve("remover.out"));
             assertTrue(CrashTest.tool("inspect", file).contains("ended without closing it: process " + remover.pid()),
                     CrashTest.tool("inspect", file));
             long allocated = map.footprint().allocatedBytes();
@@ -494,13 +487,7 @@ class SharedFileTest {
         int removed = 40;
         try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
             Path output = dir.resolve("filler.out");
-            Process filler = child(Remover.class, output, file.toString(), String.valueOf(size), "full",
-                    String.valueOf(removed), "stay");
-            try {
-                awaitLine(filler, output, "removed");
-            } finally {
-                filler.destroyForcibly().waitFor();
-            }
+            removeThenKill(file, size, "full", removed, output);
             assertTrue(Files.readString(output).contains("full at "), Files.readString(output));
             long entries = map.size();
             for (long k = 0; k < removed; k++) {
@@ -513,6 +500,22 @@ class SharedFileTest {
             assertEquals(CrashWriter.value(0, 0), map.get(0L));
         }
         assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
+    /**
+     * Runs a {@link Remover} child on {@code file} (of at most {@code size} bytes) that puts {@code count} entries and
+     * removes {@code removed} of them, printing to {@code output}, and kills it once it has removed them; returns it.
+     */
+    private static Process removeThenKill(Path file, long size, String count, int removed, Path output)
+            throws Exception {
+        Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), count,
+                String.valueOf(removed), "stay");
+        try {
+            awaitLine(remover, output, "removed");
+        } finally {
+            remover.destroyForcibly().waitFor();
+        }
+        return remover;
     }
 
     /** Puts keys {@code from} to {@code from + count - 1} into {@code map}, each once, with two threads. */
