@@ -2,7 +2,6 @@ package io.grove.internal.memory;
 
 import io.grove.GroveOutOfMemoryException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -49,7 +48,7 @@ import java.util.function.BooleanSupplier;
  *   <li>R1 reclaim a batch: {@code getAndAdd} the era (volatile); R2 read every hazard slot (volatile);
  *       R3 for each slice no slot announces, set its header's freed bit with a CAS ({@link SliceStates#tryFree}:
  *       only the first reclaim of a slice named twice in release stripes frees it) and push it to its free list;
- *       keep the others in the batch.
+ *       return the others to the release stripes.
  *   <li>W1 write: claim a hazard slot with the reference (CAS, full fence); W2 read the header state
  *       (volatile) and check the version and magic; if not live, clear the slot and fail; W3 run the write;
  *       W4 clear the slot ({@code setRelease}). Nova's Algorithm 1, lines 9-17.
@@ -97,20 +96,23 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     private volatile BooleanSupplier salvager = () -> false;
 
     NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards) {
-        this(blocks, words, hazards, ReleaseLists.heapArea(BATCH_SIZE), BATCH_SIZE);
+        this(blocks, words, hazards, new ReleaseLists(BATCH_SIZE));
     }
 
     /**
-     * An allocator whose release stripes are in {@code releaseArea} ({@link ReleaseLists}: a file's, for a pool over
-     * one), taking up what they hold.
+     * An allocator whose release stripes are also written to {@code releaseArea}, this process's part of a file's
+     * release area ({@link ReleaseLists}), taking up what it holds.
      */
-    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, MemorySegment releaseArea,
-            int batchSize) {
+    NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, MemorySegment releaseArea) {
+        this(blocks, words, hazards, new ReleaseLists(releaseArea, BATCH_SIZE));
+    }
+
+    private NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, ReleaseLists releaseLists) {
         this.blocks = blocks;
         this.words = words;
         this.hazards = hazards;
         this.freeLists = new FreeLists(blocks, words);
-        this.releaseLists = new ReleaseLists(releaseArea, batchSize);
+        this.releaseLists = releaseLists;
     }
 
     @Override
@@ -263,24 +265,29 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     /** R1-R3: called with a batch of deleted references, by the thread that filled or drained it. */
     @Override
-    public int reclaim(MemorySegment area, long batch, int count) {
+    public void reclaim(long[] refs, int count) {
         words.advanceEra(); // R1
         long[] announced = hazards.announcedGranules(); // R2
-        int kept = 0;
+        long[] kept = null;
+        int keptCount = 0;
         for (int i = 0; i < count; i++) {
-            long ref = area.get(ValueLayout.JAVA_LONG, batch + 8L * i);
-            long g = Reference.granule(ref);
+            long g = Reference.granule(refs[i]);
             if (announced.length > 0 && Arrays.binarySearch(announced, g) >= 0) {
-                area.set(ValueLayout.JAVA_LONG, batch + 8L * kept++, ref);
+                if (kept == null) {
+                    kept = new long[Math.min(count, announced.length)];
+                }
+                kept[keptCount++] = refs[i];
                 continue;
             }
-            long capacity = SliceStates.tryFree(blocks, ref); // R3
+            long capacity = SliceStates.tryFree(blocks, refs[i]); // R3
             if (capacity >= 0) {
                 releasedGranules.add(-capacity);
                 freeLists.push(g, capacity);
             }
         }
-        return kept;
+        for (int i = 0; i < keptCount; i++) {
+            releaseLists.add(kept[i], this);
+        }
     }
 
     @Override
@@ -384,7 +391,8 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
      */
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
-        words.clearHeads(); // the sweep frees every granule outside the live slices, those on the lists included
+        releaseLists.clear(); // the sweep frees every granule outside the live slices: those on the lists,
+        words.clearHeads(); // those the stripes name
         words.clearCounts(); // and counts them
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
         blocks.restore(result.bump(), result.wastedGranules());

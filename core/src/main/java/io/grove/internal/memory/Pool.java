@@ -116,8 +116,7 @@ public final class Pool implements MemoryPool {
         this.state = state;
         this.allocator = switch (reclamation) {
             case NOVA -> releases == null ? new NovaAllocator(blocks, words, hazards)
-                    : new NovaAllocator(blocks, words, hazards, releaseArea(releases, processRecord),
-                            NovaAllocator.BATCH_SIZE);
+                    : new NovaAllocator(blocks, words, hazards, releaseArea(releases, processRecord));
             case GROW_ONLY -> new GrowOnlyAllocator(blocks);
         };
     }
@@ -256,7 +255,7 @@ public final class Pool implements MemoryPool {
             granules[i] = Reference.granule(live[i]);
         }
         Arrays.sort(granules);
-        fileReleases.fill((byte) 0); // the sweep frees every slice the stripes name
+        fileReleases.fill((byte) 0); // the sweep frees what every process's stripes name
         PoolStateLayout.clearSalvaged(state); // and counts anew
         PoolSweep.Result result = ((NovaAllocator) allocator).recover(granules,
                 PoolStateLayout.reservedBytes(state) >> SliceHeader.GRANULE_SHIFT, eraAfter(live));

@@ -32,8 +32,9 @@ final class SliceStates {
     /**
      * Frees the slice {@code ref} names, deleted before ({@link #tryDelete}), for its free list: sets the freed bit
      * with a CAS if the header is still that incarnation, deleted and not freed. Returns the capacity in granules if
-     * this call freed it, or -1 if it was freed already (a reference named twice in release stripes: the second
-     * finds it freed, or reused under a later version). The CAS makes freeing each deletion happen once.
+     * this call freed it, or -1 if it was freed already (a reference a file's release area still names after its slice
+     * was freed, or names twice: the later reclaim finds it freed, or reused under a later version). The CAS makes
+     * freeing each deletion happen once.
      */
     static long tryFree(Blocks blocks, long ref) {
         long granule = Reference.granule(ref);

@@ -64,9 +64,9 @@ class NovaAllocatorTest {
     }
 
     /**
-     * The release stripes a killed process leaves may name a deleted slice twice (a reclaim or an adoption cut off
-     * between writing a reference to its new word and clearing the old one): the slice is freed once, so two
-     * allocations never get it both.
+     * The release stripes a killed process leaves in its file may name a slice freed since (a batch swapped out for
+     * reclaiming keeps its words until new deletions overwrite them), a slice twice, or an earlier incarnation of a
+     * live slice: each is freed at most once and the live one never, so two allocations never get the same place.
      */
     @Test
     void aDeletedSliceNamedTwiceInReleaseStripesIsFreedOnce() {
