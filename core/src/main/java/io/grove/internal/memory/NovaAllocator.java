@@ -367,8 +367,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         long g = Reference.granule(ref);
         MemorySegment block = blocks.block(g);
         long header = blocks.offsetInBlock(g);
-        long state = SliceHeader.stateVolatile(block, header);
-        if (Reference.sameIncarnation(state, Reference.asDeleted(ref)) && !SliceHeader.isFreed(state)) {
+        if (SliceStates.awaitsFree(block, header, SliceHeader.stateVolatile(block, header), ref)) {
             releasedGranules.add(SliceHeader.capacityGranules(block, header));
         }
     }
@@ -391,8 +390,8 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
      */
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
-        releaseLists.clear(); // the sweep frees every granule outside the live slices: those on the lists,
-        words.clearHeads(); // those the stripes name
+        releaseLists.clear(); // the sweep frees every granule outside the live slices: those the stripes name,
+        words.clearHeads(); // those on the lists
         words.clearCounts(); // and counts them
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
         blocks.restore(result.bump(), result.wastedGranules());

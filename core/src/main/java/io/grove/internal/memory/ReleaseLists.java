@@ -226,13 +226,13 @@ final class ReleaseLists {
         return adopted;
     }
 
-    /** Forgets every reference, here and in its area: the recovery of the whole file frees them all. Before use. */
+    /**
+     * Forgets every reference its stripes took up from the area, whose caller zeroes every process's part of the file's
+     * release area: the recovery of the whole file frees them all. Before any use.
+     */
     void clear() {
         for (Stripe s : stripes) {
             s.count = 0;
-        }
-        if (area != null) {
-            area.fill((byte) 0);
         }
     }
 

@@ -41,12 +41,20 @@ final class SliceStates {
         MemorySegment block = blocks.block(granule);
         long header = blocks.offsetInBlock(granule);
         long state = SliceHeader.stateVolatile(block, header);
-        if (!Reference.sameIncarnation(state, Reference.asDeleted(ref)) || SliceHeader.isFreed(state)
-                || SliceHeader.magic(block, header) != SliceHeader.MAGIC
+        if (!awaitsFree(block, header, state, ref)
                 || !SliceHeader.casState(block, header, state, SliceHeader.asFreed(state))) {
             return -1;
         }
         return SliceHeader.capacityGranules(block, header);
+    }
+
+    /**
+     * Whether the header at {@code header}, whose state word is {@code state}, is the incarnation {@code ref} names,
+     * deleted and not freed yet: a slice a reclaim may still free through {@code ref}.
+     */
+    static boolean awaitsFree(MemorySegment block, long header, long state, long ref) {
+        return Reference.sameIncarnation(state, Reference.asDeleted(ref)) && !SliceHeader.isFreed(state)
+                && SliceHeader.magic(block, header) == SliceHeader.MAGIC;
     }
 
     /**
