@@ -287,9 +287,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * entries it removed and had not freed yet) is salvaged while the file stays open by whichever thread notices
          * first: one waiting for its lock, a process opening the file (one restarted after the kill), or an allocation
          * that finds no memory otherwise; its place in the file's table of processes is then free for another (256
-         * processes may have a file open at once). Its counts, and the few slices it was linking or unlinking if it was
-         * killed holding a lock, wait for the recovery of the whole file, which the next open after the last close then
-         * runs; {@link GroveHashMap#footprint()} counts another process's changes once that process closed. While the
+         * processes may have a file open at once); its counts of live and free memory are kept in the file too, so
+         * {@link GroveHashMap#footprint()} counts every process's changes as they happen, a killed one's included. The
+         * few slices it was linking or unlinking if it was killed holding a lock wait for the recovery of the whole
+         * file, which the next open after the last close then runs. While the
          * map has the file open, the process must not open and close the file by other means (a copy, for instance):
          * closing any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how
          * other processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the

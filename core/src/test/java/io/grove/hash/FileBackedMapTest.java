@@ -456,10 +456,10 @@ class FileBackedMapTest {
         assertTrue(run("verify", file).contains(": sound"), run("verify", file));
     }
 
-    /** Writes a boot id other than this system's into {@code file}'s pool state (bytes 64-79 of it). */
+    /** Writes a boot id other than this system's into {@code file}'s pool state (bytes 48-63 of it). */
     private static void otherBoot(Path file) throws IOException {
         byte[] other = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-        overwrite(file, FileHeader.STATE_OFFSET + 64, other);
+        overwrite(file, FileHeader.STATE_OFFSET + 48, other);
     }
 
     /** What {@code ./grove COMMAND FILE} prints. */

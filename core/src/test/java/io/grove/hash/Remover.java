@@ -5,11 +5,11 @@ import io.grove.GroveOutOfMemoryException;
 import java.nio.file.Path;
 
 /**
- * A child JVM of {@link SharedFileTest}: opens the map in the file (argument 1) with {@link #builder} for a file of
- * at most argument 2 bytes, puts keys from 0 up, {@code count} of them (argument 3) or, if it is {@code full}, until
- * the file's memory is full; removes keys 0 to {@code removed - 1} (argument 4) with one thread, so that the deleted
- * entries wait in one of its release stripes, and prints {@code removed}; then, if argument 5 is {@code stay}, waits
- * for ever with the map open (for a kill), else closes the map.
+ * A child JVM of {@link SharedFileTest}: opens the map in the file (argument 1) with {@link #builder} for a file of at
+ * most argument 2 bytes, puts keys from 0 up, {@code count} of them (argument 3) or, if it is {@code full}, until the
+ * file's memory is full; removes keys 0 to {@code removed - 1} (argument 4) with one thread, so that the deleted
+ * entries wait in one of its release stripes, and prints {@code removed} with its footprint's live slices; then, if
+ * argument 5 is {@code stay}, waits for ever with the map open (for a kill), else closes the map.
  */
 public final class Remover {
     private Remover() {}
@@ -33,7 +33,7 @@ public final class Remover {
             for (long k = 0; k < removed; k++) {
                 map.remove(k);
             }
-            System.out.println("removed");
+            System.out.println("removed, live slices " + map.footprint().liveSlices());
             System.out.flush();
             if (args[4].equals("stay")) {
                 Thread.sleep(Long.MAX_VALUE);

@@ -476,6 +476,46 @@ class SharedFileTest {
     }
 
     /**
+     * Each process counts its allocations and frees in the file, so the footprint any process reads is the file's
+     * whole: while a child that put 1,000 entries and removed 40 stays open, this process's footprint counts the same
+     * live slices as the child's; once the child is killed, and once a process that opens the file has salvaged it
+     * and freed its record, its counts stay in the file: the figure does not change.
+     */
+    @Test
+    void everyProcessesSlicesCountInTheFootprintWhileItRunsAndOnceItWasKilledAndSalvaged() throws Exception {
+        Path file = dir.resolve("counted.grove");
+        long size = 256L << 20;
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
+            map.put(-1L, "here first");
+            long here = map.footprint().liveSlices();
+            Path output = dir.resolve("remover.out");
+            Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), "1000", "40",
+                    "stay");
+            long there;
+            try {
+                awaitLine(remover, output, "removed");
+                Matcher live = Pattern.compile("live slices (\\d+)").matcher(Files.readString(output));
+                assertTrue(live.find(), Files.readString(output));
+                there = Long.parseLong(live.group(1));
+                assertTrue(there > here + 900, there + " live slices, " + here + " before the child");
+                assertEquals(there, map.footprint().liveSlices(), "the child's slices, counted here");
+            } finally {
+                remover.destroyForcibly().waitFor();
+            }
+            assertEquals(there, map.footprint().liveSlices(), "killed, not yet salvaged");
+            Path openerOutput = dir.resolve("opener.out");
+            Process opener = child(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0", "0",
+                    "leave");
+            assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
+            String log = Files.readString(openerOutput);
+            assertTrue(log.contains("process " + remover.pid()) && log.contains("its record freed"), log);
+            assertEquals(there, map.footprint().liveSlices(), "salvaged, its record freed");
+            assertTrue(CrashTest.tool("inspect", file).contains(" in " + there + " slices"),
+                    CrashTest.tool("inspect", file));
+        }
+    }
+
+    /**
      * An allocation that finds the file's memory full salvages what a killed process left before it gives up: a
      * child fills a file of one block, removes 40 entries and is killed; this process, which had the file open all
      * along, then puts 40 entries of the same size into the memory they held.

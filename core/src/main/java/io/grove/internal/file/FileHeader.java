@@ -42,19 +42,21 @@ import java.util.zip.CRC32C;
 public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long maxEntries, long maxBytes,
         String keySerializer, String valueSerializer, long createdMillis) {
     /**
-     * The format this code writes and the only one it reads. 2 (2026-11-25): the pool state records the boot id of
-     * the last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
+     * The format this code writes and the only one it reads. 2 (2026-11-25): the pool state records the boot id of the
+     * last open and whether the last close forced the file. 3 (2026-11-25): the hash table's open-addressed slot
      * arrays, 16-byte entry headers with a check word. 4 (2026-11-27): a tag array of 2-byte tags beside each slot
      * array. 5 (2026-11-27): 24-byte entry headers with an entry identity, 96-byte segment records. 6 (2026-11-27):
      * 1-byte tags, any number of segments (a key's segment scaled from its hash's top 24 bits). 7 (2026-12-06): the
-     * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes
-     * that have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. 9 (2026-12-06): the
-     * hazard slots of every process in the file, before the blocks. 10 (2026-12-06): a segment's lock holds its
-     * holder's process record plus one (1 in memory), -1 once closed. 11 (2026-12-06): the release stripes of every
-     * process in the file, after the hazard slots; a count of salvaged processes in the pool state. Files of formats 1
-     * to 10 were never released.
+     * cell size in the header, entries in the cells of the slot arrays. 8 (2026-12-06): the table of the processes that
+     * have the file open ({@link ProcessTable}) after a pool state record cut to 44 KiB. 9 (2026-12-06): the hazard
+     * slots of every process in the file, before the blocks. 10 (2026-12-06): a segment's lock holds its holder's
+     * process record plus one (1 in memory), -1 once closed. 11 (2026-12-06): the release stripes of every process in
+     * the file, after the hazard slots; a count of salvaged processes in the pool state. 12 (2026-12-06): every
+     * process's counts of live slices and free granules in the file, after the release stripes, instead of two words of
+     * the pool state. Files of formats 1 to
+     * 11 were never released.
      */
-    public static final int FORMAT_VERSION = 11;
+    public static final int FORMAT_VERSION = 12;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */
@@ -77,8 +79,15 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
     public static final long RELEASES_OFFSET = HAZARDS_OFFSET + HAZARDS_SIZE;
     /** The bytes of the release stripes. */
     public static final long RELEASES_SIZE = ProcessTable.SLOTS * Pool.RELEASE_AREA_BYTES;
+    /**
+     * Where the processes' counts start: the live slices and free granules the processes in each record of the process
+     * table added and took away, {@link Pool#COUNT_AREA_BYTES} per record; their sums are the pool's counts.
+     */
+    public static final long COUNTS_OFFSET = RELEASES_OFFSET + RELEASES_SIZE;
+    /** The bytes of the processes' counts. */
+    public static final long COUNTS_SIZE = ProcessTable.SLOTS * Pool.COUNT_AREA_BYTES;
     /** Where the pool's blocks start: granule 0 of the pool. */
-    public static final long BLOCKS_OFFSET = RELEASES_OFFSET + RELEASES_SIZE;
+    public static final long BLOCKS_OFFSET = COUNTS_OFFSET + COUNTS_SIZE;
     /** The longest serializer identity, in UTF-8 bytes. */
     public static final int MAX_IDENTITY_BYTES = 1024;
 

@@ -377,6 +377,11 @@ public final class MappedFile implements AutoCloseable {
         return mapping.asSlice(FileHeader.RELEASES_OFFSET, FileHeader.RELEASES_SIZE);
     }
 
+    /** The counts of the processes that have the file open ({@link Pool.FileRegion#counts}). */
+    public MemorySegment counts() {
+        return mapping.asSlice(FileHeader.COUNTS_OFFSET, FileHeader.COUNTS_SIZE);
+    }
+
     /** This process's record in the file's process table. */
     public int processRecord() {
         return processes.record();

@@ -541,8 +541,7 @@ final class HashTable {
                     + ": " + ended + " ended without closing the file; salvaged in "
                     + (System.nanoTime() - started) / 1_000_000 + " ms: segments [" + repaired + "] it left locked ("
                     + report + "), " + salvaged.hazardSlots() + " hazard slots emptied, " + salvaged.deletedSlices()
-                    + " deleted slices of its release stripes reclaimed, its record freed; the counts it kept on its"
-                    + " heap wait for the recovery of the whole file");
+                    + " deleted slices of its release stripes reclaimed, its record freed");
             return true;
         } finally {
             exitLocked();

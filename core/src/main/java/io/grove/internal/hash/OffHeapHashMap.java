@@ -150,7 +150,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         Pool pool;
         try {
             pool = Pool.overRegion(header.blockSize(),
-                    new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.releases(),
+                    new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.releases(), file.counts(),
                             file.processRecord(), file.alone()),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
                             file::lockGrowth, file::beginClose, file.processWatch(otherProcessWaitNanos)));

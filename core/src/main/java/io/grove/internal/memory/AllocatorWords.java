@@ -4,15 +4,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The words every thread of a pool's allocator updates: the bump pointer and the granules it skipped
- * ({@link Blocks}), the era ({@link NovaAllocator}) and the head of each free list ({@link FreeLists}); and the
- * counts of live slices and free granules that the processes of a file have folded in when they closed (a process
- * counts its own changes on its heap, without contention, until then). Where they
- * live is this class's one concern: on the heap for a pool in memory ({@link OnHeap}), in the pool state record of
- * a file for a pool over one ({@link InFile}), so that the file holds the allocator's state at every moment, as a
- * process that shares the file with others needs (two processes' compare-and-sets on one mapped word are atomic
+ * The words every thread of a pool's allocator updates: the bump pointer and the granules it skipped ({@link Blocks}),
+ * the era ({@link NovaAllocator}) and the head of each free list ({@link FreeLists}); and the counts of live slices and
+ * free granules, which each process changes in stripes of its own that its threads add to without contending with
+ * other processes' (a {@link LongAdder} for a pool in memory), and whose sums are the counts. Where they live is this
+ * class's one concern: on the heap for a pool in memory ({@link OnHeap}), in the pool state record and the count area
+ * of a file for a pool over one ({@link InFile}), so that the file holds the allocator's state at every moment,
+ * as a process that shares the file with others needs (two processes' compare-and-sets on one mapped word are atomic
  * with respect to each other).
  *
  * <p>Implementation notes. Both kinds give the same guarantees: every read is volatile, every update a volatile
@@ -48,16 +49,19 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
     /** Empties every free list; before any use. */
     abstract void clearHeads();
 
-    /** The live slices folded in ({@link #fold}). */
-    abstract long liveFolded();
+    /** Counts {@code delta} more live slices, a change of this process's. */
+    abstract void addLive(long delta);
 
-    /** The free granules folded in ({@link #fold}). */
-    abstract long freeFolded();
+    /** Counts {@code delta} more free granules, a change of this process's. */
+    abstract void addFree(long delta);
 
-    /** Adds a process's changes to the counts of live slices and free granules, as it closes. */
-    abstract void fold(long live, long free);
+    /** The live slices, every process's changes summed; exact when no allocation runs. */
+    abstract long liveSlices();
 
-    /** Sets both counts to 0: a recovery counts everything again. Before any use. */
+    /** The free granules, every process's changes summed; exact when no allocation runs. */
+    abstract long freeGranules();
+
+    /** Sets both counts to 0, every process's stripes: a recovery counts everything again. Before any use. */
     abstract void clearCounts();
 
     /** The words of a pool in memory: fields and an array. */
@@ -65,8 +69,6 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         private static final VarHandle BUMP;
         private static final VarHandle WASTED;
         private static final VarHandle ERA;
-        private static final VarHandle LIVE;
-        private static final VarHandle FREE;
         private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(long[].class);
 
         static {
@@ -75,8 +77,6 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
                 BUMP = lookup.findVarHandle(OnHeap.class, "bump", long.class);
                 WASTED = lookup.findVarHandle(OnHeap.class, "wasted", long.class);
                 ERA = lookup.findVarHandle(OnHeap.class, "era", long.class);
-                LIVE = lookup.findVarHandle(OnHeap.class, "live", long.class);
-                FREE = lookup.findVarHandle(OnHeap.class, "free", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -88,10 +88,8 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         private volatile long wasted;
         @SuppressWarnings("unused") // accessed through ERA
         private volatile long era = 1;
-        @SuppressWarnings("unused") // accessed through LIVE
-        private volatile long live;
-        @SuppressWarnings("unused") // accessed through FREE
-        private volatile long free;
+        private final LongAdder live = new LongAdder();
+        private final LongAdder free = new LongAdder();
         private final long[] heads;
 
         OnHeap(int classes) {
@@ -99,14 +97,15 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         }
 
         /**
-         * Words holding what a file's pool state record holds now, for a pool that reads the file without changing
-         * it; as many heads as the record has, at most {@code classes}.
+         * Words holding what a file's pool state record and its processes' counts ({@code counts}) hold now, for a
+         * pool that reads the file without changing it; as many heads as the record has, at most {@code classes}.
          */
-        static OnHeap copyOf(MemorySegment state, int classes) {
+        static OnHeap copyOf(MemorySegment state, MemorySegment counts, int classes) {
             OnHeap words = new OnHeap(classes);
             words.setBump(PoolStateLayout.bump(state), PoolStateLayout.wasted(state));
             words.setEra(PoolStateLayout.era(state));
-            words.fold(PoolStateLayout.liveSlices(state), PoolStateLayout.freeGranules(state));
+            words.addLive(InFile.sum(counts, InFile.LIVE));
+            words.addFree(InFile.sum(counts, InFile.FREE));
             for (int c = 0; c < Math.min(classes, PoolStateLayout.classes(state)); c++) {
                 HEAD.setVolatile(words.heads, c, PoolStateLayout.head(state, c));
             }
@@ -172,43 +171,68 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         }
 
         @Override
-        long liveFolded() {
-            return (long) LIVE.getVolatile(this);
+        void addLive(long delta) {
+            live.add(delta);
         }
 
         @Override
-        long freeFolded() {
-            return (long) FREE.getVolatile(this);
+        void addFree(long delta) {
+            free.add(delta);
         }
 
         @Override
-        void fold(long live, long free) {
-            LIVE.getAndAdd(this, live);
-            FREE.getAndAdd(this, free);
+        long liveSlices() {
+            return live.sum();
+        }
+
+        @Override
+        long freeGranules() {
+            return free.sum();
         }
 
         @Override
         void clearCounts() {
-            LIVE.setVolatile(this, 0L);
-            FREE.setVolatile(this, 0L);
+            live.reset();
+            free.reset();
         }
     }
 
-    /** The words of a pool over a file: in its pool state record ({@link PoolStateLayout}). */
+    /**
+     * The words of a pool over a file: in its pool state record ({@link PoolStateLayout}), and each process's counts
+     * in its part of the file's count area: {@value #STRIPES} stripes of one 64-byte line each (live slices at byte 0,
+     * free granules at byte 8), a thread adding to the stripe its id picks.
+     */
     static final class InFile extends AllocatorWords {
+        /** The stripes of one process's counts. */
+        static final int STRIPES = 16;
+        /** The bytes of one stripe: a cache line, so that threads adding to two stripes never share one. */
+        static final long STRIPE_BYTES = 64;
+        /**
+         * The bytes of one process's counts in the count area. A process's stripes are never emptied: a record taken
+         * by a new process, after a close or a salvage, goes on from the counts the last one left there.
+         */
+        static final long AREA_BYTES = STRIPES * STRIPE_BYTES;
+        static final long LIVE = 0;
+        static final long FREE = 8;
         private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
         private final MemorySegment state;
+        private final MemorySegment counts;
+        /** Where this process's counts start in {@link #counts}. */
+        private final long own;
         private final int classes;
 
         /**
          * The words in {@code state}, whose free lists must have {@code classes} size classes (recorded there if
-         * the record has none yet).
+         * the record has none yet), counting this process's changes in record {@code record}'s part of
+         * {@code counts}, the count area.
          *
          * @throws IllegalStateException if the record has another number of size classes
          */
-        InFile(MemorySegment state, int classes) {
+        InFile(MemorySegment state, MemorySegment counts, int record, int classes) {
             this.state = state;
+            this.counts = counts;
+            this.own = record * AREA_BYTES;
             this.classes = classes;
             long recorded = PoolStateLayout.classes(state);
             if (recorded == 0) {
@@ -279,25 +303,42 @@ abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWor
         }
 
         @Override
-        long liveFolded() {
-            return (long) WORD.getVolatile(state, PoolStateLayout.LIVE);
+        void addLive(long delta) {
+            long _ = (long) WORD.getAndAdd(counts, ownStripe() + LIVE, delta);
         }
 
         @Override
-        long freeFolded() {
-            return (long) WORD.getVolatile(state, PoolStateLayout.FREE);
+        void addFree(long delta) {
+            long _ = (long) WORD.getAndAdd(counts, ownStripe() + FREE, delta);
+        }
+
+        /** Where the calling thread's stripe of this process's counts starts. */
+        private long ownStripe() {
+            return own + (Thread.currentThread().threadId() & (STRIPES - 1)) * STRIPE_BYTES;
         }
 
         @Override
-        void fold(long live, long free) {
-            long _ = (long) WORD.getAndAdd(state, PoolStateLayout.LIVE, live);
-            long _ = (long) WORD.getAndAdd(state, PoolStateLayout.FREE, free);
+        long liveSlices() {
+            return sum(counts, LIVE);
+        }
+
+        @Override
+        long freeGranules() {
+            return sum(counts, FREE);
+        }
+
+        /** The sum of the count at {@code at} of every stripe of every process in count area {@code counts}. */
+        static long sum(MemorySegment counts, long at) {
+            long sum = 0;
+            for (long stripe = 0; stripe < counts.byteSize(); stripe += STRIPE_BYTES) {
+                sum += (long) WORD.getVolatile(counts, stripe + at);
+            }
+            return sum;
         }
 
         @Override
         void clearCounts() {
-            WORD.setVolatile(state, PoolStateLayout.LIVE, 0L);
-            WORD.setVolatile(state, PoolStateLayout.FREE, 0L);
+            counts.fill((byte) 0);
         }
     }
 }

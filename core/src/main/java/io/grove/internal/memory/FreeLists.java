@@ -3,7 +3,6 @@ package io.grove.internal.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Nova's free list (Nova, §3.2): reusable slices, by size. One lock-free stack per size class.
@@ -41,7 +40,6 @@ final class FreeLists {
     private final Blocks blocks;
     private final AllocatorWords words;
     private final int classCount;
-    private final LongAdder freeGranules = new LongAdder();
 
     FreeLists(Blocks blocks, AllocatorWords words) {
         this.blocks = blocks;
@@ -87,7 +85,7 @@ final class FreeLists {
             LINK.set(block, linkOffset, head & POINTER_MASK);
             long next = (head & ~POINTER_MASK) + TAG_UNIT | (granule + 1);
             if (words.casHead(c, head, next)) {
-                freeGranules.add(capacity);
+                words.addFree(capacity);
                 return;
             }
         }
@@ -105,7 +103,7 @@ final class FreeLists {
             long link = (long) LINK.get(blocks.block(granule), blocks.offsetInBlock(granule) + SliceHeader.SIZE);
             long next = (head & ~POINTER_MASK) + TAG_UNIT | (link & POINTER_MASK);
             if (words.casHead(c, head, next)) {
-                freeGranules.add(-SliceHeader.capacityGranules(blocks.block(granule), blocks.offsetInBlock(granule)));
+                words.addFree(-SliceHeader.capacityGranules(blocks.block(granule), blocks.offsetInBlock(granule)));
                 return granule;
             }
         }
@@ -129,7 +127,7 @@ final class FreeLists {
             MemorySegment block = blocks.block(granule);
             long header = blocks.offsetInBlock(granule);
             out.add(granule);
-            freeGranules.add(-SliceHeader.capacityGranules(block, header));
+            words.addFree(-SliceHeader.capacityGranules(block, header));
             pointer = (long) LINK.get(block, header + SliceHeader.SIZE) & POINTER_MASK;
         }
     }
@@ -156,13 +154,8 @@ final class FreeLists {
         boolean visit(long granule);
     }
 
-    /** The free granules this process's pushes and pops changed, not yet {@link AllocatorWords#fold folded}. */
-    long changedGranules() {
-        return freeGranules.sum();
-    }
-
     long freeGranules() {
-        return words.freeFolded() + freeGranules.sum();
+        return words.freeGranules();
     }
 
     long freeBytes() {

@@ -91,7 +91,6 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     private final HazardSlots hazards;
     private final ReleaseLists releaseLists;
     private final LongAdder releasedGranules = new LongAdder();
-    private final LongAdder liveSlices = new LongAdder();
     private final Object slowPathLock = new Object();
     private volatile BooleanSupplier salvager = () -> false;
 
@@ -152,7 +151,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         }
         int version = Reference.versionOfEra(words.era()); // A2: after obtaining the memory
         SliceHeader.initialize(block, header, capacity, SliceHeader.state(version, length));
-        liveSlices.increment();
+        words.addLive(1);
         return Reference.of(g, version);
     }
 
@@ -251,7 +250,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
             return false;
         }
         releasedGranules.add(capacity);
-        liveSlices.decrement();
+        words.addLive(-1);
         releaseLists.add(ref, this); // D2
         return true;
     }
@@ -259,7 +258,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     @Override
     public void deletePrivate(long ref) {
         long capacity = SliceStates.deletePrivate(blocks, ref);
-        liveSlices.decrement();
+        words.addLive(-1);
         freeLists.push(Reference.granule(ref), capacity);
     }
 
@@ -334,7 +333,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     @Override
     public long liveSlices() {
-        return words.liveFolded() + liveSlices.sum();
+        return words.liveSlices();
     }
 
     /** Runs R1-R3 on every release stripe's partial batch now; for tests and for {@link Pool#reclaimNow()}. */
@@ -375,12 +374,10 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     /**
      * Leaves the allocator's state whole in its words, for a later pool over the same memory or another process's:
      * reclaims every release stripe's batch (a slice a writer of another process announces stays in this process's
-     * stripes in the file, for the next process to take up the area) and folds this process's counts in. With no
-     * operation of this process running.
+     * stripes in the file, for the next process to take up the area). With no operation of this process running.
      */
     void save() {
         reclaimAll();
-        words.fold(liveSlices.sum(), freeLists.changedGranules());
     }
 
     /**
@@ -396,7 +393,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);
         blocks.restore(result.bump(), result.wastedGranules());
         words.setEra(era);
-        liveSlices.add(live.length);
+        words.addLive(live.length);
         return result;
     }
 

@@ -30,6 +30,8 @@ public final class Pool implements MemoryPool {
     /** The bytes of one process's release stripes in a file's release area ({@link FileRegion#releases}). */
     public static final long RELEASE_AREA_BYTES =
             ReleaseLists.FILE_STRIPES * ReleaseLists.stripeBytes(NovaAllocator.BATCH_SIZE);
+    /** The bytes of one process's counts in a file's count area ({@link FileRegion#counts}). */
+    public static final long COUNT_AREA_BYTES = AllocatorWords.InFile.AREA_BYTES;
 
     private final Blocks blocks;
     private final SliceAllocator allocator;
@@ -134,12 +136,13 @@ public final class Pool implements MemoryPool {
     /**
      * The parts of a mapped file a pool over it uses: its block area ({@code blocks}), its allocator state record
      * ({@code state}), the hazard slots of every process that has it open ({@code hazards}), their release stripes
-     * ({@code releases}: {@link #RELEASE_AREA_BYTES} per record of the process table), this process's record in its
-     * process table ({@code processRecord}), and whether this process opened it with no other process having it open
-     * ({@code alone}).
+     * ({@code releases}: {@link #RELEASE_AREA_BYTES} per record of the process table), their counts of live slices
+     * and free granules ({@code counts}: {@link #COUNT_AREA_BYTES} per record, whose sums are the counts),
+     * this process's record in its process table ({@code processRecord}), and whether this process opened it with no
+     * other process having it open ({@code alone}).
      */
     public record FileRegion(MemorySegment blocks, MemorySegment state, MemorySegment hazards,
-            MemorySegment releases, int processRecord, boolean alone) {}
+            MemorySegment releases, MemorySegment counts, int processRecord, boolean alone) {}
 
     /**
      * A Nova pool over a mapped file's {@code region}, whose allocator state is kept in the file for the processes
@@ -172,7 +175,8 @@ public final class Pool implements MemoryPool {
             slots.clearAll(); // filled by processes that ended
         }
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                new AllocatorWords.InFile(state, classCount(blockSize)), slots, region.releases(),
+                new AllocatorWords.InFile(state, region.counts(), region.processRecord(), classCount(blockSize)), slots,
+                region.releases(),
                 region.processRecord(), state, file, false);
         pool.lastToClose = region.alone();
         pool.recoveryCause = region.alone() ? recoveryCause(state) : null;
@@ -266,17 +270,18 @@ public final class Pool implements MemoryPool {
     }
 
     /**
-     * A pool that reads what another pool over {@code blockArea} and {@code state} left, for tools: it writes
-     * nothing, not even at close. If that pool was closed cleanly, its allocator state is continued; otherwise
-     * every block of the area is readable and the figures of {@link #footprint()} are those of its last clean
-     * close.
+     * A pool that reads what other pools over {@code blockArea}, {@code state} and {@code counts} (a file's count
+     * area, {@link FileRegion#counts}) left, for tools: it writes nothing, not even at close. If the file was closed
+     * cleanly, its allocator state is continued; otherwise every block of the area is readable. The figures of
+     * {@link #footprint()} are the file's counts when the pool was made.
      */
-    public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, Runnable onClose) {
+    public static Pool forReading(int blockSize, MemorySegment blockArea, MemorySegment state, MemorySegment counts,
+            Runnable onClose) {
         long limit = Math.min(MAX_ADDRESSABLE_BYTES, blockArea.byteSize()) / blockSize * blockSize;
         BlockSource source = new RegionBlockSource(blockArea, null, null, null, onClose);
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
-                AllocatorWords.OnHeap.copyOf(state, classCount(blockSize)), new HazardSlots.OnHeap(), null, 0, state,
-                null, true);
+                AllocatorWords.OnHeap.copyOf(state, counts, classCount(blockSize)), new HazardSlots.OnHeap(), null, 0,
+                state, null, true);
         NovaAllocator nova = (NovaAllocator) pool.allocator;
         pool.recoveryCause = recoveryCause(state);
         if (pool.closedCleanly()) {
@@ -403,10 +408,12 @@ public final class Pool implements MemoryPool {
 
     /**
      * Takes over what the process in record {@code record} of the pool's file left in the allocator when it ended
-     * without closing the file, for the thread that took that record over ({@link ProcessWatch#takeOver}): empties
-     * the hazard slots it left filled and reclaims the deleted slices of its release stripes with this process's
-     * ({@link NovaAllocator#adopt}), so that their memory is reused; counts it as salvaged in the file, since the
-     * counts it kept on its heap are lost with it: the last close leaves the file to a recovery, which counts anew.
+     * without closing the file, for the thread that took that record over ({@link ProcessWatch#takeOver}): empties the
+     * hazard slots it left filled and reclaims the deleted slices of its release stripes with this process's
+     * ({@link NovaAllocator#adopt}), so that their memory is reused (its counts stay in the file, where every process
+     * reads them); counts it as salvaged in the file, since what it may have left outside the structures a salvage
+     * reads (slices allocated and not linked yet) is found only by a recovery, to which the last close then leaves the
+     * file.
      */
     public Salvage salvage(int record) {
         int hazards = fileHazards.clearOf(record);
@@ -421,14 +428,14 @@ public final class Pool implements MemoryPool {
      * last to have the file open, so that the close records the allocator state as closed (the caller first makes
      * every operation of its map end, and takes every segment's lock for good only if so); {@code true} for a pool
      * in memory. If another process ended without closing the file, salvaged or not ({@link #salvage}), the last close
-     * leaves it marked open instead: the counts that process kept on its heap are lost, and the next open's recovery
-     * sweeps and counts anew.
+     * leaves it marked open instead: slices that process allocated and had not linked, and the counts of the
+     * allocations it was inside of, are known to no structure, and the next open's recovery sweeps and counts anew.
      */
     public synchronized boolean beginClose() {
         if (file != null) {
             lastToClose = file.beginClose().getAsBoolean();
             if (lastToClose && (file.processes().endedRecords().length > 0 || PoolStateLayout.salvaged(state) > 0)) {
-                leaveMarkedOpen = true; // their counts (and a left one's deleted slices) are lost: the next open sweeps
+                leaveMarkedOpen = true; // what they were inside of is lost: the next open sweeps
             }
         }
         return file == null || lastToClose;

@@ -11,23 +11,22 @@ import java.lang.invoke.VarHandle;
  * <pre>
  * byte offset  0  status (long: 0 never used, 1 open, 2 closed cleanly, 3 closed cleanly and forced)
  *              8  bump granule (long)           16  wasted granules (long)
- *             24  era (long)                    32  live slices (long)
- *             40  free granules (long)          48  root reference (long: the map's directory, 0 if none)
- *             56  reserved bytes (long)         64  boot id of the last open (2 longs: {@link BootId}, 0 unknown)
- *             80  salvaged processes (long)     88  size classes n (long)
- *             96  n free-list heads (long each: ABA tag and granule + 1)
+ *             24  era (long)                    32  root reference (long: the map's directory, 0 if none)
+ *             40  reserved bytes (long)         48  boot id of the last open (2 longs: {@link BootId}, 0 unknown)
+ *             64  salvaged processes (long)     72  size classes n (long)
+ *             80  n free-list heads (long each: ABA tag and granule + 1)
  * </pre>
- * In the platform's byte order, as the slices are. The bump granule, wasted granules, era, size classes and
- * free-list heads are the allocator's own words ({@link AllocatorWords.InFile}), current at every moment; so are
- * the status, the root and the reserved bytes. Live slices and free granules are the counts each process that
- * closed the file added its changes to (while it has the file open, a process counts them on its heap). A file
- * whose status
- * says open was not closed cleanly: its process died, or it is open in another process. Reserved bytes: how much
- * of the block area has been handed out as blocks, in order ({@link RegionBlockSource}), written before a block is
- * first used; nothing beyond it was ever written, so a reopen after a killed process knows where fresh (zero)
- * memory starts. Salvaged processes: how many processes that ended without closing the file others took over
- * while they had it open ({@code Pool#salvage}) since the last recovery of the whole file; their counts went with
- * them, so the last close leaves the file to a recovery, which recounts and sets it to 0.
+ * In the platform's byte order, as the slices are. The bump granule, wasted granules, era, size classes and free-list
+ * heads are the allocator's own words ({@link AllocatorWords.InFile}), current at every moment; so are the status, the
+ * root and the reserved bytes. (The counts of live slices and free granules are not here but in the count area, a part
+ * per process: {@link AllocatorWords.InFile}.) A file whose status says open was not closed cleanly: its process died,
+ * or it is open in another process. Reserved bytes: how much of the block area has been handed out as blocks, in order
+ * ({@link RegionBlockSource}), written before a block is first used; nothing beyond it was ever written, so a reopen
+ * after a killed process knows where fresh (zero) memory starts. Salvaged processes: how many processes that ended
+ * without closing the file others took over while they had it open ({@code Pool#salvage}) since the last recovery of
+ * the whole file; what they were inside of when they ended (slices allocated and not linked yet, the counts of those
+ * allocations) is known to no structure, so the last close leaves the file to a recovery, which recounts and sets it to
+ * 0.
  */
 final class PoolStateLayout {
     static final long NEVER_USED = 0;
@@ -42,14 +41,12 @@ final class PoolStateLayout {
     static final long BUMP = 8;
     static final long WASTED = 16;
     static final long ERA = 24;
-    static final long LIVE = 32;
-    static final long FREE = 40;
-    private static final long ROOT = 48;
-    private static final long RESERVED = 56;
-    private static final long BOOT = 64;
-    private static final long SALVAGED = 80;
-    private static final long CLASSES = 88;
-    private static final long HEADS = 96;
+    private static final long ROOT = 32;
+    private static final long RESERVED = 40;
+    private static final long BOOT = 48;
+    private static final long SALVAGED = 64;
+    private static final long CLASSES = 72;
+    private static final long HEADS = 80;
 
     private PoolStateLayout() {}
 
@@ -132,14 +129,6 @@ final class PoolStateLayout {
 
     static long era(MemorySegment state) {
         return state.get(LONG, ERA);
-    }
-
-    static long liveSlices(MemorySegment state) {
-        return state.get(LONG, LIVE);
-    }
-
-    static long freeGranules(MemorySegment state) {
-        return state.get(LONG, FREE);
     }
 
     static long head(MemorySegment state, int c) {

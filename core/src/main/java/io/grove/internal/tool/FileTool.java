@@ -37,7 +37,8 @@ public final class FileTool {
         }
         boolean verify = args[0].equals("verify");
         try (MappedFile file = MappedFile.openReadOnly(Path.of(args[1]));
-                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), () -> { })) {
+                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), file.counts(),
+                        () -> { })) {
             TableCheck.Report table = pool.root() == 0 ? null : TableCheck.check(pool, pool.root());
             if (!verify) {
                 inspect(out, file, pool, table);
