@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
  * the same file opened by each process), then by one process of P x T threads on a file of its own, each timed for
  * S seconds after a warm-up of 3 s: the aggregate operations per second of each, rounds interleaved, with the medians
  * and the ratios the issue asks for (Grove's P processes over Chronicle's, and over Grove's one process) and
- * Chronicle's own cost of sharing. Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s, 3 rounds.
+ * Chronicle's own cost of sharing. Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s, 3 rounds. With
+ * {@code cells 1}, Grove's map is {@code grove-hash-file-inline}'s (entries in the table's cells) instead.
  *
  * <p>{@code resume [kills K] [records N]}: how long the survivors wait when a process is killed holding a lock. A
  * holder process updates key 0 in place again and again, each update holding its segment's lock for 5 ms; a survivor
@@ -54,13 +55,16 @@ public final class SharedFileProcesses {
     private static final long HEAP = 512L << 20;
     /** The seconds each process runs before the timed phase: the JIT compiles the paths meanwhile. */
     private static final int WARMUP_SECONDS = 3;
+    /** Grove's map with entries in cells ({@code throughput cells 1}). */
+    private static final String GROVE_CELLS = "grove-inline";
 
     private SharedFileProcesses() {}
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "throughput" -> throughput(option(args, "processes", 2), option(args, "threads", 1),
-                    option(args, "records", 1_000_000), option(args, "seconds", 10), option(args, "rounds", 3));
+            case "throughput" -> throughput(option(args, "cells", 0) == 1 ? GROVE_CELLS : "grove",
+                    option(args, "processes", 2), option(args, "threads", 1), option(args, "records", 1_000_000),
+                    option(args, "seconds", 10), option(args, "rounds", 3));
             case "resume" -> resume(option(args, "kills", 20), option(args, "records", 100_000));
             case "fill" -> fill(args[1], Path.of(args[2]), Long.parseLong(args[3]));
             case "run" -> run(args[1], Path.of(args[2]), Long.parseLong(args[3]), Integer.parseInt(args[4]),
@@ -82,15 +86,15 @@ public final class SharedFileProcesses {
 
     // ---- throughput ----------------------------------------------------------------------------------------------
 
-    private static void throughput(long processes, long threads, long records, long seconds, long rounds)
-            throws Exception {
-        String[] runs = {"grove, " + processes + " processes", "chronicle, " + processes + " processes",
-                "grove, 1 process", "chronicle, 1 process"};
+    private static void throughput(String grove, long processes, long threads, long records, long seconds,
+            long rounds) throws Exception {
+        String[] runs = {grove + ", " + processes + " processes", "chronicle, " + processes + " processes",
+                grove + ", 1 process", "chronicle, 1 process"};
         double[][] results = new double[runs.length][(int) rounds];
         for (int round = 0; round < rounds; round++) {
-            results[0][round] = shared("grove", (int) processes, threads, records, seconds);
+            results[0][round] = shared(grove, (int) processes, threads, records, seconds);
             results[1][round] = shared("chronicle", (int) processes, threads, records, seconds);
-            results[2][round] = shared("grove", 1, processes * threads, records, seconds);
+            results[2][round] = shared(grove, 1, processes * threads, records, seconds);
             results[3][round] = shared("chronicle", 1, processes * threads, records, seconds);
             System.out.printf("round %d: %s%n", round + 1, describe(runs, results, round));
         }
@@ -167,8 +171,9 @@ public final class SharedFileProcesses {
     }
 
     private static KvMap open(String contender, Path file, long records) {
+        boolean cells = contender.equals(GROVE_CELLS);
         return contender.equals("chronicle") ? ChronicleKv.sharedFile(file, records, KEY, VALUE)
-                : GroveKv.sharedFile(file, records, VALUE, records * 512 + (256L << 20));
+                : GroveKv.sharedFile(file, records, KEY, VALUE, records * (cells ? 1024 : 512) + (256L << 20), cells);
     }
 
     private static void fill(String contender, Path file, long records) {

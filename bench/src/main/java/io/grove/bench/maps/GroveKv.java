@@ -119,12 +119,18 @@ public final class GroveKv extends KvContender {
 
     /**
      * The map of {@code grove-hash-file} in {@code file}, created if missing and else opened beside the processes
-     * that have it open, for {@code keys} records of {@code valueSize}-byte values in at most {@code maxFileSize}
-     * bytes; kept at close (the shared-file experiment).
+     * that have it open, for {@code keys} records of {@code keySize}-byte keys and {@code valueSize}-byte values in at
+     * most {@code maxFileSize} bytes; with {@code inline}, that of {@code grove-hash-file-inline} (entries in cells);
+     * kept at close (the shared-file experiment).
      */
-    public static KvMap sharedFile(Path file, long keys, int valueSize, long maxFileSize) {
-        return new Map(GroveHashMap.builder(Serializers.bytes(), ThreadBufferSerializer.INSTANCE).file(file)
-                .maxFileSize(maxFileSize).expectedSize(keys).build(), valueSize, null);
+    public static KvMap sharedFile(Path file, long keys, int keySize, int valueSize, long maxFileSize,
+            boolean inline) {
+        GroveHashMap.Builder<byte[], byte[]> b = GroveHashMap.builder(Serializers.bytes(),
+                ThreadBufferSerializer.INSTANCE).file(file).maxFileSize(maxFileSize).expectedSize(keys);
+        if (inline) {
+            b.inlineEntries(keySize, valueSize);
+        }
+        return new Map(b.build(), valueSize, null);
     }
 
     private static final class Map implements KvMap {
