@@ -53,8 +53,7 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * process record plus one (1 in memory), -1 once closed. 11 (2026-12-06): the release stripes of every process in
      * the file, after the hazard slots; a count of salvaged processes in the pool state. 12 (2026-12-06): every
      * process's counts of live slices and free granules in the file, after the release stripes, instead of two words of
-     * the pool state. Files of formats 1 to
-     * 11 were never released.
+     * the pool state. Files of formats 1 to 11 were never released.
      */
     public static final int FORMAT_VERSION = 12;
     /** The header's page. */

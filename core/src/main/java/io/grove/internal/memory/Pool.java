@@ -176,8 +176,7 @@ public final class Pool implements MemoryPool {
         }
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
                 new AllocatorWords.InFile(state, region.counts(), region.processRecord(), classCount(blockSize)), slots,
-                region.releases(),
-                region.processRecord(), state, file, false);
+                region.releases(), region.processRecord(), state, file, false);
         pool.lastToClose = region.alone();
         pool.recoveryCause = region.alone() ? recoveryCause(state) : null;
         pool.needsRecovery = pool.recoveryCause != null;
@@ -435,7 +434,7 @@ public final class Pool implements MemoryPool {
         if (file != null) {
             lastToClose = file.beginClose().getAsBoolean();
             if (lastToClose && (file.processes().endedRecords().length > 0 || PoolStateLayout.salvaged(state) > 0)) {
-                leaveMarkedOpen = true; // what they were inside of is lost: the next open sweeps
+                leaveMarkedOpen = true; // what they were inside of is named nowhere: the next open sweeps
             }
         }
         return file == null || lastToClose;
