@@ -53,6 +53,12 @@ public final class GroveKv extends KvContender {
                 : inline ? "grove-hash-inline" : "grove-hash";
     }
 
+    /** Whether the map lives in a file, {@code grove-hash-file-inline} included (its name ends otherwise). */
+    @Override
+    public boolean inFile() {
+        return inFile;
+    }
+
     @Override
     public List<String> jvmOptions() {
         return hugePages ? List.of("--enable-native-access=ALL-UNNAMED") : List.of();
