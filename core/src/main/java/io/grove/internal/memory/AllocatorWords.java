@@ -16,10 +16,13 @@ import java.util.concurrent.atomic.LongAdder;
  * as a process that shares the file with others needs (two processes' compare-and-sets on one mapped word are atomic
  * with respect to each other).
  *
- * <p>Implementation notes. Both kinds give the same guarantees: every read is volatile, every update a volatile
- * compare-and-set, add or store. The heap kind is kept, rather than one kind over a segment for both, because
- * Lincheck's model checker sees heap fields and arrays and not {@code MemorySegment} accesses: the model checking
- * of the allocator ({@code SliceRegisterModelCheckingTest}) explores the races on these words only on the heap.
+ * <p>Implementation notes. Both kinds give the same guarantees: every read of a word is volatile, every update a
+ * volatile compare-and-set, add or store; the two counts are sums of striped cells read one by one (a
+ * {@link LongAdder}'s on the heap, 16 stripes per process record in a file), so a count read while allocations run is
+ * exact at no single moment, and exact when none runs. The heap kind is kept, rather than one kind over a segment for
+ * both, because Lincheck's model checker sees heap fields and arrays and not {@code MemorySegment} accesses: the model
+ * checking of the allocator ({@code SliceRegisterModelCheckingTest}) explores the races on these words only on the
+ * heap.
  */
 abstract sealed class AllocatorWords permits AllocatorWords.OnHeap, AllocatorWords.InFile {
     abstract long bump();
