@@ -148,6 +148,7 @@ public final class StressRun {
             t.start();
         }
         go.countDown();
+        String beforeCap = stacksBeforeCap();
         for (Thread t : threads) {
             long left = deadline + TimeUnit.SECONDS.toNanos(10) - System.nanoTime();
             if (!t.join(Duration.ofNanos(Math.max(1, left)))) {
@@ -165,13 +166,30 @@ public final class StressRun {
         }
         if (cappedOut) {
             throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(HARD_CAP_NANOS)
-                    + " s before finishing its work; " + figures.get() + "\n" + stacksOfLiveWorkers());
+                    + " s before finishing its work; " + figures.get() + "\n" + beforeCap);
         }
         System.out.println(what + ": " + elapsed + " ms; " + figures.get());
         return elapsed;
     }
 
-    /** The stacks of the workers still alive, each distinct stack once with the number of threads showing it. */
+    /**
+     * Waits until a second before the cap for the workers to end; if some have not, returns their stacks then
+     * (workers stop at the cap, so a run that reaches it has none left to show), else an empty string.
+     */
+    private String stacksBeforeCap() throws InterruptedException {
+        for (Thread t : threads) {
+            long left = deadline - TimeUnit.SECONDS.toNanos(1) - System.nanoTime();
+            if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                return "a second before the cap, " + stacksOfLiveWorkers();
+            }
+        }
+        return "";
+    }
+
+    /**
+     * The stacks of the workers still alive, each distinct stack once with the number of threads showing it and
+     * their states.
+     */
     private String stacksOfLiveWorkers() {
         Map<String, Integer> stacks = new LinkedHashMap<>();
         Map<String, String> firstThread = new HashMap<>();
@@ -182,7 +200,7 @@ public final class StressRun {
                 for (int i = 0; i < Math.min(frames.length, STACK_FRAMES); i++) {
                     b.append("\n        at ").append(frames[i]);
                 }
-                String stack = b.toString();
+                String stack = " (" + t.getState() + ")" + b;
                 stacks.merge(stack, 1, Integer::sum);
                 firstThread.putIfAbsent(stack, t.toString());
             }
