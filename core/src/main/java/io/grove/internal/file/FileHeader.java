@@ -53,9 +53,10 @@ public record FileHeader(long maxFileSize, int blockSize, int cellBytes, long ma
      * process record plus one (1 in memory), -1 once closed. 11 (2026-12-06): the release stripes of every process in
      * the file, after the hazard slots; a count of salvaged processes in the pool state. 12 (2026-12-06): every
      * process's counts of live slices and free granules in the file, after the release stripes, instead of two words of
-     * the pool state. Files of formats 1 to 11 were never released.
+     * the pool state. 13 (2026-12-06): 112-byte segment records, whose last two words name the slices an operation
+     * holding the lock has in hand. Files of formats 1 to 12 were never released.
      */
-    public static final int FORMAT_VERSION = 12;
+    public static final int FORMAT_VERSION = 13;
     /** The header's page. */
     public static final long PAGE = 4096;
     /** Where the pool's state record starts (after the header page). */

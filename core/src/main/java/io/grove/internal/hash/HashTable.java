@@ -992,7 +992,9 @@ final class HashTable {
     /**
      * Under the lock of the key's segment: a new private entry for the key in {@code scratch} with room for a value
      * of {@code valueLength} bytes, which the caller writes at {@link #valueOffset} and then {@link #seal}s before
-     * linking the entry. Throws {@link GroveOutOfMemoryException} if it cannot be allocated.
+     * linking the entry ({@link #insert}, {@link #replace}) or {@link #discard}s. In a table in a file the segment's
+     * intent names it until then ({@link SegmentLayout}: adding). Throws {@link GroveOutOfMemoryException} if it
+     * cannot be allocated.
      */
     long newEntry(Scratch scratch, int valueLength) {
         int length = scratch.keyLength();
@@ -1005,9 +1007,38 @@ final class HashTable {
         }
         long e = pool.allocate((int) size);
         int s = segmentOf(scratch.keyHash());
+        intendAdding(s, e);
         EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e),
                 SegmentLayout.takeIdentity(segmentBlocks[s], segmentOffsets[s]), scratch.key(), length, 1);
         return e;
+    }
+
+    /** Under the lock: deletes the private entry {@code e} that {@link #newEntry} made for segment {@code s}. */
+    void discard(int s, long e) {
+        endAdding(s);
+        pool.deletePrivate(e);
+    }
+
+    /** Under the lock, in a table in a file: clears the segment's adding intent (the slice is linked, or goes). */
+    private void endAdding(int s) {
+        intendAdding(s, 0);
+    }
+
+    /**
+     * Under the lock, in a table in a file: names (or with 0, forgets) the private entry slice being made for segment
+     * {@code s}, as {@link #newEntry} does, for one an in-place update's resize made.
+     */
+    void intendAdding(int s, long e) {
+        if (checked) {
+            SegmentLayout.setAdding(segmentBlocks[s], segmentOffsets[s], e);
+        }
+    }
+
+    /** Under the lock, in a table in a file: names (or with 0, forgets) the entry slice being unlinked. */
+    private void intendRemoving(int s, long e) {
+        if (checked) {
+            SegmentLayout.setRemoving(segmentBlocks[s], segmentOffsets[s], e);
+        }
     }
 
     /**
@@ -1042,7 +1073,9 @@ final class HashTable {
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         if (linked != e) {
-            pool.deletePrivate(e);
+            discard(s, e);
+        } else {
+            endAdding(s);
         }
     }
 
@@ -1087,15 +1120,21 @@ final class HashTable {
         EntryLayout.setUses(pool.segment(fresh), pool.payloadOffset(fresh), EntryLayout.uses(ob, oo));
         long bytes = SegmentLayout.bytes(sb, so) + pool.length(fresh) - entryBytes(old);
         boolean oldApart = !isInline(old);
+        if (oldApart) {
+            intendRemoving(s, old);
+        }
         SegmentLayout.beginMutation(sb, so);
         long linked = link(sb, so, i, SlotLayout.tagBits(hash), fresh, oldApart || !checked);
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         if (oldApart) {
+            intendRemoving(s, 0);
             pool.delete(old);
         }
         if (linked != fresh) {
-            pool.deletePrivate(fresh);
+            discard(s, fresh);
+        } else {
+            endAdding(s);
         }
     }
 
@@ -1142,11 +1181,13 @@ final class HashTable {
         long i = cellIndexOf(slots, e);
         int length = pool.lengthUnchecked(e);
         long slice = pool.allocate(length);
+        intendAdding(s, slice);
         MemorySegment.copy(ab, pool.payloadOffset(e), pool.segment(slice), pool.payloadOffset(slice), length);
         long slot = SlotLayout.get(ab, ao, i, cellBytes);
         SegmentLayout.beginMutation(sb, so);
         SlotLayout.setRelease(ab, ao, i, cellBytes, SlotLayout.tagOf(slot) | Pool.granuleOf(slice));
         SegmentLayout.endMutation(sb, so);
+        endAdding(s);
         return slice;
     }
 
@@ -1220,6 +1261,9 @@ final class HashTable {
         long count = SegmentLayout.count(sb, so) - 1;
         long bytes = SegmentLayout.bytes(sb, so) - entryBytes(e);
         boolean apart = !isInline(e);
+        if (apart) {
+            intendRemoving(s, e);
+        }
         SegmentLayout.beginMutation(sb, so);
         shiftBack(pool.segment(slots), pool.payloadOffset(slots), pool.segment(tags), pool.payloadOffset(tags), mask,
                 i, cellBytes);
@@ -1227,6 +1271,7 @@ final class HashTable {
         SegmentLayout.setBytes(sb, so, bytes);
         SegmentLayout.endMutation(sb, so);
         if (apart) {
+            intendRemoving(s, 0);
             pool.delete(e);
         }
     }

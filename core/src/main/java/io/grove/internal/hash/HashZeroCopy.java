@@ -196,6 +196,7 @@ final class HashZeroCopy<K, V> implements ZeroCopyMap<K, V> {
         SliceResizer resizer = scratch.resizer;
         int start = table.valueStart(e);
         long image = inFile ? table.saveBeforeImage(s, e, start) : 0;
+        scratch.updating(table, s);
         resizer.start(e, start);
         long odd = table.beginValueWrite(e);
         boolean done = false;

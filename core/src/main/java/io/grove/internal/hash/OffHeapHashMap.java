@@ -327,7 +327,16 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                     + " most " + pool.maxSliceSize() + " bytes");
         }
         long e = table.newEntry(scratch, size);
-        SliceWriter.writeOrDelete(pool, valueSerializer, value, size, scratch.writeView, e, table.valueOffset(e));
+        boolean written = false;
+        try {
+            SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, pool.segment(e),
+                    table.valueOffset(e));
+            written = true;
+        } finally {
+            if (!written) {
+                table.discard(table.segmentOf(scratch.keyHash()), e);
+            }
+        }
         table.seal(e);
         return e;
     }
@@ -378,7 +387,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                 budget.reserve(s, 1, size, size, 0, scratch, this);
             }
         } catch (RuntimeException | Error e) {
-            pool.deletePrivate(fresh);
+            table.discard(s, fresh);
             throw e;
         }
         table.insert(s, scratch, fresh);
@@ -408,7 +417,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         try {
             grown = reserveGrowth(s, entry, fresh, scratch);
         } catch (RuntimeException | Error e) {
-            pool.deletePrivate(fresh);
+            table.discard(s, fresh);
             throw e;
         }
         if (mayMove && !table.isStable(s, version)) {

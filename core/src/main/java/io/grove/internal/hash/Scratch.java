@@ -17,7 +17,7 @@ import java.util.Arrays;
  * in use (a user callback running inside an operation called the map again) gets another, so nested calls never
  * overwrite the outer operation's key.
  */
-final class Scratch extends ScratchPool.Reusable {
+final class Scratch extends ScratchPool.Reusable implements SliceResizer.Intent {
     private final KeyBuffer key = new KeyBuffer();
     private long keyHash;
     final SegmentView readView = new SegmentView();
@@ -38,8 +38,24 @@ final class Scratch extends ScratchPool.Reusable {
     /** Keys and values evicted by the current operation, alternating, for the listener; null until needed. */
     private java.util.ArrayList<Object> evicted;
 
+    /** The table and segment of the in-place update the current operation runs ({@link #updating}). */
+    private HashTable updatingTable;
+    private int updatingSegment;
+
     Scratch(Pool pool) {
-        this.resizer = new SliceResizer(pool);
+        this.resizer = new SliceResizer(pool, this);
+    }
+
+    /** Before an in-place update of an entry of segment {@code s} of {@code table}: where its resizes are named. */
+    void updating(HashTable table, int s) {
+        updatingTable = table;
+        updatingSegment = s;
+    }
+
+    /** The resizer's private slice: named as the segment's adding intent. */
+    @Override
+    public void holding(long ref) {
+        updatingTable.intendAdding(updatingSegment, ref);
     }
 
     void evicted(Object key, Object value) {

@@ -10,7 +10,7 @@ import java.lang.invoke.VarHandle;
  * a segment record.
  *
  * <pre>
- * segment record (payload of a slice, 96 bytes):
+ * segment record (payload of a slice, 112 bytes):
  * byte offset 0              4              8                   16                  24                32
  *            +--------------+--------------+-------------------+-------------------+-----------------+
  *            | lock (int)   | log2 slots   | version (long)    | count (long)      | slots (ref)     |
@@ -19,6 +19,8 @@ import java.lang.invoke.VarHandle;
  *            +-----------------------------+-------------------+-------------------+-----------------+
  *         64 | spare bytes (long)          | journal (ref)     | tags (ref)        | identities      |
  *            +-----------------------------+-------------------+-------------------+-----------------+
+ *         96 | adding (ref)                | removing (ref)    |
+ *            +-----------------------------+-------------------+
  * </pre>
  *
  * <ul>
@@ -54,10 +56,19 @@ import java.lang.invoke.VarHandle;
  *       changed atomically, by the holder of the lock and by other segments' writers that take it.
  *   <li>journal: in a map in a file, while an in-place update of an entry of the segment runs, the
  *       {@link BeforeImage} of its value, else 0: what a reopen after a killed process puts back.
+ *   <li>adding, removing: in a map in a file, the intents of the lock's holder, else 0, so that the repair of a
+ *       segment whose holder was killed finds the slices the holder's operation had in hand, which nothing else in
+ *       the file names ({@code TableRecovery}). Adding names the private slice of an entry being made for the
+ *       segment (by a put or a move out of a cell), from its allocation until it is linked or just before it is
+ *       deleted; removing names an entry slice being unlinked, from before its unlinking until just before its
+ *       deletion. Each is cleared by its holder
+ *       before the slice leaves its hands (a private slice deleted, a slice handed to reclamation, the lock
+ *       released), so while set it names a slice that is live and that nothing but the holder can free. Plain
+ *       stores: only a repair reads them, after the holder ended and its lock was taken over.
  * </ul>
  */
 final class SegmentLayout {
-    static final int SIZE = 96;
+    static final int SIZE = 112;
     private static final int LOCK = 0;
     private static final int CLOSED = -1;
     private static final int SLOT_BITS = 4;
@@ -71,6 +82,8 @@ final class SegmentLayout {
     private static final int JOURNAL = 72;
     private static final int TAGS = 80;
     private static final int IDENTITIES = 88;
+    private static final int ADDING = 96;
+    private static final int REMOVING = 104;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -213,6 +226,8 @@ final class SegmentLayout {
         LONG.set(block, segment + JOURNAL, 0L);
         LONG.set(block, segment + TAGS, tagsRef);
         LONG.set(block, segment + IDENTITIES, 1L);
+        LONG.set(block, segment + ADDING, 0L);
+        LONG.set(block, segment + REMOVING, 0L);
     }
 
     /** Under the lock: the next entry identity, which this call takes. */
@@ -245,6 +260,26 @@ final class SegmentLayout {
     /** Release: the image is written before it is recorded, and the value restored before it is forgotten. */
     static void setJournal(MemorySegment block, long segment, long imageRef) {
         LONG.setRelease(block, segment + JOURNAL, imageRef);
+    }
+
+    /** The private entry slice the lock's holder is making for the segment, or 0. */
+    static long adding(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + ADDING);
+    }
+
+    /** Under the lock: names the private entry slice being made for the segment, or 0 once it is not. */
+    static void setAdding(MemorySegment block, long segment, long ref) {
+        LONG.set(block, segment + ADDING, ref);
+    }
+
+    /** The entry slice the lock's holder is unlinking from the segment and has not deleted yet, or 0. */
+    static long removing(MemorySegment block, long segment) {
+        return (long) LONG.get(block, segment + REMOVING);
+    }
+
+    /** Under the lock: names the entry slice being unlinked, or 0 once it is deleted. */
+    static void setRemoving(MemorySegment block, long segment, long ref) {
+        LONG.set(block, segment + REMOVING, ref);
     }
 
     /** Forgets a lock left by a process that died holding it, once its repair is done ({@code TableRecovery}). */

@@ -82,6 +82,10 @@ public final class TableCheck {
         if ((SegmentLayout.versionAcquire(sb, so) & 1) != 0) {
             problem(s, "in the middle of a mutation (odd version " + SegmentLayout.versionAcquire(sb, so) + ")");
         }
+        if (SegmentLayout.adding(sb, so) != 0 || SegmentLayout.removing(sb, so) != 0) {
+            problem(s, "an operation's intents left set (adding " + SegmentLayout.adding(sb, so) + ", removing "
+                    + SegmentLayout.removing(sb, so) + ")");
+        }
         int bits = SegmentLayout.slotBits(sb, so);
         if (bits < SegmentGrowth.MIN_SLOT_BITS || bits > SlotLayout.MAX_BITS) {
             problem(s, "a slot array of 2^" + bits + " slots");

@@ -34,7 +34,11 @@ import java.util.Arrays;
  *       made even and the entry counted as torn;
  *   <li>the bound's budget of a bounded map (spare budget in segments, budget in transit in a thread): every
  *       segment's spare goes back to the directory's free budget, which becomes the bound minus what the entries
- *       use.
+ *       use;
+ *   <li>slices the holder's operation had in hand, which its segment's intents name ({@link SegmentLayout}: adding,
+ *       removing): while the file is in use, one the segment does not link is freed (a private one at once, one
+ *       that was linked by deletion); a recovery of the whole file clears the intents, as its sweep frees every slice
+ *       no segment links.
  * </ul>
  * After an operating-system crash, pages the kernel had not written back are lost, so any slot or entry may be older
  * than the others. Every entry is checked: a slot naming no live slice, an entry in its cell whose length does not fit
@@ -53,15 +57,16 @@ import java.util.Arrays;
  * made even, after the tags and counts, just before the lock is freed: the repair is a mutation like any other. A
  * tag array that does not fit the slots is replaced at once (the pool allocates), and the journal's image is deleted
  * once its value is back. What the repair cannot see stays lost until the next recovery of the whole file (the last
- * process to close the file leaves it to that recovery): slices the dead process had allocated and not linked, or
- * unlinked and not deleted yet, the slices in its release lists, and the budget of a bounded map it held in transit
- * (the bound then admits fewer entries, never more).
+ * process to close the file leaves it to that recovery): a slice the dead process held when no intent named it (one
+ * it was killed with between clearing the intent and deleting the slice, or inside the allocator itself; the arrays
+ * of a growth in progress), and the budget of a bounded map it held in transit (the bound then admits fewer entries,
+ * never more). The slices in its release stripes are the salvage's ({@link Pool#salvage}).
  */
 final class TableRecovery {
     /** What a repair did, and the reference of every slice the table reaches. */
     record Result(long[] live, int segments, int unlocked, int mutationsEnded, int growthsFixed,
             long duplicatesRemoved, long entries, long restoredValues, long tornValues, long unsoundDropped,
-            long misplacedRelinked, long repeatedKeysDropped, int[] taglessSegments) {
+            long misplacedRelinked, long repeatedKeysDropped, long heldSlicesFreed, int[] taglessSegments) {
         /** What the repair did, for the log. */
         String describe() {
             return entries + " entries in " + segments + " segments; " + unlocked + " segment locks released, "
@@ -70,7 +75,8 @@ final class TableRecovery {
                     + " back as they were before an in-place update cut off, " + tornValues + " values found"
                     + " half-written with nothing to put back, " + unsoundDropped + " unsound entries dropped (torn"
                     + " by an operating-system crash, or damaged), " + misplacedRelinked + " entries linked again"
-                    + " from their home slots, " + repeatedKeysDropped + " second links of a key dropped";
+                    + " from their home slots, " + repeatedKeysDropped + " second links of a key dropped, "
+                    + heldSlicesFreed + " slices the interrupted operations held freed";
         }
     }
 
@@ -98,6 +104,7 @@ final class TableRecovery {
     private long unsoundDropped;
     private long misplacedRelinked;
     private long repeatedKeysDropped;
+    private long heldSlicesFreed;
     /** While a segment is walked: its journal's before-image and the entry it belongs to, else 0. */
     private long image;
     private long imageEntry;
@@ -174,7 +181,7 @@ final class TableRecovery {
     Result result(int segments) {
         return new Result(Arrays.copyOf(live, liveCount), segments, unlocked, mutationsEnded, growthsFixed,
                 duplicatesRemoved, entries, restoredValues, tornValues, unsoundDropped, misplacedRelinked,
-                repeatedKeysDropped, tagless);
+                repeatedKeysDropped, heldSlicesFreed, tagless);
     }
 
     /**
@@ -341,6 +348,10 @@ final class TableRecovery {
         }
         this.image = 0;
         imageEntry = 0;
+        long adding = SegmentLayout.adding(sb, so);
+        long removing = SegmentLayout.removing(sb, so);
+        boolean addingLinked = false;
+        boolean removingLinked = false;
         long count = 0;
         long bytes = 0;
         for (long i = 0; i <= mask; i++) {
@@ -349,17 +360,43 @@ final class TableRecovery {
                 long e = HashTable.entryAt(pool, slots, i, slot, cellBytes);
                 if (!HashTable.isInline(e)) {
                     keep(e);
+                    addingLinked |= adding != 0 && Pool.granuleOf(e) == Pool.granuleOf(adding);
+                    removingLinked |= removing != 0 && Pool.granuleOf(e) == Pool.granuleOf(removing);
                 }
                 count++;
                 bytes += HashTable.lengthAtRest(pool, e, cellBytes);
             }
         }
+        if (inUse) { // (a recovery of the whole file sweeps what no segment links)
+            freeUnlinked(adding, addingLinked, true);
+            freeUnlinked(removing, removingLinked, false);
+        }
+        SegmentLayout.setAdding(sb, so, 0);
+        SegmentLayout.setRemoving(sb, so, 0);
         entries += count;
         SegmentLayout.setCount(sb, so, count);
         SegmentLayout.setBytes(sb, so, bytes);
         if (tagsFit) {
             writeTags(pool, sb, so, cellBytes);
         }
+    }
+
+    /**
+     * Frees the slice that an intent of the segment's dead holder names ({@link SegmentLayout}: adding, removing)
+     * unless the segment links it: a private slice ({@code unseen}: adding) at once, a slice that was linked
+     * (removing) by deletion, as handles may be open on it. An intent names a live slice only the holder could free;
+     * the liveness check is for a damaged record.
+     */
+    private void freeUnlinked(long ref, boolean linked, boolean unseen) {
+        if (ref == 0 || linked || !pool.isLive(ref)) {
+            return;
+        }
+        if (unseen) {
+            pool.deletePrivate(ref);
+        } else {
+            pool.delete(ref);
+        }
+        heldSlicesFreed++;
     }
 
     /**

@@ -47,7 +47,7 @@ final class Scratch extends ScratchPool.Reusable {
     @SuppressWarnings("unused") private long time;
 
     Scratch(Values<?> values) {
-        this.resizer = new SliceResizer(values.pool());
+        this.resizer = new SliceResizer(values.pool(), null);
     }
 
     /**

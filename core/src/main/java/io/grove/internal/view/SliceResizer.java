@@ -10,16 +10,26 @@ import java.lang.foreign.MemorySegment;
  * start its slice (behind a value header, or behind an entry's fields and key: {@code headerBytes}) gets a new
  * slice with that many zero bytes before it, for the map to fill. If the update fails, {@link #abandon} deletes
  * the private slice; the original then still holds the value, with whatever the update wrote into it before its
- * first resize, which the update's {@link UndoJournal} restores.
+ * first resize, which the update's {@link UndoJournal} restores. An {@link Intent}, if given, is told of each private
+ * slice a resize makes, and of its end, so that a map in a file can name it where the repair after a killed process
+ * looks.
  */
 public final class SliceResizer implements SegmentView.Resizer {
+    /** Told which private slice the update holds now: after a resize made it, and 0 before an abandon deletes it. */
+    public interface Intent {
+        void holding(long ref);
+    }
+
     private final Pool pool;
+    /** The update's intent, or {@code null}. */
+    private final Intent intent;
     private int headerBytes;
     private long original;
     private long current;
 
-    public SliceResizer(Pool pool) {
+    public SliceResizer(Pool pool, Intent intent) {
         this.pool = pool;
+        this.intent = intent;
     }
 
     /** Starts an update of the value that begins {@code headerBytes} into the payload of slice {@code ref}. */
@@ -32,6 +42,9 @@ public final class SliceResizer implements SegmentView.Resizer {
     @Override
     public void resize(SegmentView view, int newSize) {
         long fresh = pool.allocate(headerBytes + newSize);
+        if (intent != null) {
+            intent.holding(fresh); // before the previous private slice goes: that one is gone from the intent now
+        }
         MemorySegment target = pool.segment(fresh);
         long header = pool.payloadOffset(fresh);
         long at = header + headerBytes; // a new slice's payload is zero: the header room and any growth
@@ -51,6 +64,9 @@ public final class SliceResizer implements SegmentView.Resizer {
      */
     public void abandon() {
         if (current != original) {
+            if (intent != null) {
+                intent.holding(0);
+            }
             pool.deletePrivate(current);
             current = original;
         }

@@ -169,7 +169,7 @@ class UndoJournalTest {
             block.set(ValueLayout.JAVA_LONG_UNALIGNED, at, 0x1111_1111_1111_1111L);
             block.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, 0x2222_2222_2222_2222L);
             long liveBefore = pool.footprint().liveSlices();
-            SliceResizer resizer = new SliceResizer(pool);
+            SliceResizer resizer = new SliceResizer(pool, null);
             resizer.start(original, 0);
             view.openJournaled(block, at, 16, resizer, journal);
             view.putLong(0, 7); // into the original, before the resize
