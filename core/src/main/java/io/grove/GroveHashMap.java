@@ -289,8 +289,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * that finds no memory otherwise; its place in the file's table of processes is then free for another (256
          * processes may have a file open at once); its counts of live and free memory are kept in the file too, so
          * {@link GroveHashMap#footprint()} counts every process's changes as they happen, a killed one's included. The
-         * few slices it was linking or unlinking if it was killed holding a lock wait for the recovery of the whole
-         * file, which the next open after the last close then runs. While the
+         * slices an operation it was killed in had in hand (an entry being made or removed) are freed by the repair of
+         * the segment; a few that no word of the file names at that instant (a kill inside the allocator, or during a
+         * segment's growth) wait for the recovery of the whole file, which the next open after the last close then
+         * runs. While the
          * map has the file open, the process must not open and close the file by other means (a copy, for instance):
          * closing any descriptor of a file releases every lock its process holds on it (POSIX), and the locks are how
          * other processes know that this one has the file open ({@code ./grove inspect} and {@code verify} run in the
@@ -357,7 +359,10 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * (about every 30 ms of waiting): that thread, alone among all processes, repairs every segment the ended
          * process held, as a reopen's recovery would (an in-place update cut off is undone, a mutation cut off
          * completed or rolled back), while the other segments stay in use, and every waiter goes on; it also reclaims
-         * the entries the process removed and had not freed yet; the salvage is logged as a warning. Default
+         * the entries the process removed and had not freed yet; the salvage is logged as a warning. Opening the map
+         * also waits at most this long for another process that is opening the file (the recovery of a whole file,
+         * after a kill, runs then) or closing it, then fails with {@link GroveFileException}; a close that waits as
+         * long leaves the file as if killed, for the recovery of its next open. Default
          * {@link #DEFAULT_OTHER_PROCESS_WAIT}.
          *
          * @throws IllegalArgumentException if {@code wait} is not positive

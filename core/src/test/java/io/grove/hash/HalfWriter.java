@@ -47,15 +47,7 @@ public final class HalfWriter {
                 return;
             }
             target.fill(0, target.size() / 2, (byte) '#');
-            System.out.println("writing");
-            System.out.flush();
-            while (true) {
-                try {
-                    Thread.sleep(Long.MAX_VALUE);
-                } catch (InterruptedException e) {
-                    // hold on: only a kill ends this process
-                }
-            }
+            ChildJvm.printThenWaitToBeKilled("writing");
         }
 
         @Override

@@ -22,7 +22,7 @@ public final class LockHolder {
         GroveHashMap<Long, String> map = CrashWriter.builder(Path.of(args[0]), false).build(); // never closed
         map.put(KEY, CrashWriter.value(KEY, 0));
         if (args.length > 1 && args[1].equals("idle")) {
-            holdForEver();
+            ChildJvm.printThenWaitToBeKilled("holding");
         }
         if (args.length > 1 && args[1].equals("busy")) {
             System.out.println("holding");
@@ -38,7 +38,7 @@ public final class LockHolder {
         }
         map.zc().computeIfPresent(KEY, view -> {
             view.fill(view.size() - 8, 8, (byte) '#');
-            holdForEver();
+            ChildJvm.printThenWaitToBeKilled("holding");
         });
     }
 
@@ -47,18 +47,6 @@ public final class LockHolder {
             Thread.sleep(BUSY_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void holdForEver() {
-        System.out.println("holding");
-        System.out.flush();
-        while (true) {
-            try {
-                Thread.sleep(Long.MAX_VALUE);
-            } catch (InterruptedException e) {
-                // hold on: only a kill ends this process
-            }
         }
     }
 }

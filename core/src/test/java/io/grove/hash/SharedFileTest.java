@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.grove.GroveFileException;
 import io.grove.GroveHashMap;
 import io.grove.internal.tool.FileTool;
 import io.grove.view.Handle;
@@ -546,6 +547,38 @@ class SharedFileTest {
             assertEquals(Map.of(1L, "one", 2L, "owt", 3L, "three"), new HashMap<>(map));
         }
         assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
+    /**
+     * An open waits for another process that is opening or closing the file (which holds its gate: here a child
+     * stands for a process stopped in its open) at most {@code otherProcessWait}, then fails naming the file; once
+     * that process is gone, the file opens with its entries. It fails when the wait is fixed (10 s before).
+     */
+    @Test
+    void anOpenWaitsForAnotherProcesssOpenAtMostTheProcessWait() throws Exception {
+        Path file = dir.resolve("gate.grove");
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            map.put(1L, "one");
+        }
+        Path output = dir.resolve("gate.out");
+        Process holder = child(GateHolder.class, output, file.toString());
+        try {
+            awaitHolding(holder, output);
+            long started = System.nanoTime();
+            GroveFileException stuck = assertThrows(GroveFileException.class,
+                    () -> CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(1)).build());
+            long waited = System.nanoTime() - started;
+            assertTrue(waited >= TimeUnit.SECONDS.toNanos(1) && waited < TimeUnit.SECONDS.toNanos(5),
+                    "waited " + waited / 1_000_000 + " ms");
+            assertTrue(stuck.getMessage().contains(file.toString()) && stuck.getMessage().contains("opening or"
+                    + " closing it for 1000 ms"), stuck.getMessage());
+        } finally {
+            holder.destroyForcibly();
+            assertTrue(holder.waitFor(1, TimeUnit.MINUTES), "the gate's holder did not end");
+        }
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            assertEquals("one", map.get(1L));
+        }
     }
 
     /** Starts a {@link HalfWriter} of {@code key} on {@code file} and kills it once it is writing the value. */

@@ -66,7 +66,7 @@ public final class MappedFile implements AutoCloseable {
     private final ProcessTable processes;
 
     private MappedFile(String name, Path realPath, FileChannel channel, boolean ownsChannel, Arena arena,
-            MemorySegment mapping, FileHeader header, boolean created) {
+            MemorySegment mapping, FileHeader header, boolean created, long gateWaitNanos) {
         this.name = name;
         this.realPath = realPath;
         this.channel = channel;
@@ -76,21 +76,21 @@ public final class MappedFile implements AutoCloseable {
         this.header = header;
         this.created = created;
         this.processes = new ProcessTable(name, channel,
-                mapping.asSlice(FileHeader.PROCESSES_OFFSET, ProcessTable.SIZE));
+                mapping.asSlice(FileHeader.PROCESSES_OFFSET, ProcessTable.SIZE), gateWaitNanos);
     }
 
     /**
      * Opens {@code path} if it exists, checking that its settings agree with {@code wanted} (creation time
-     * aside); else creates it with {@code wanted}.
+     * aside); else creates it with {@code wanted}. Joins the file's {@link ProcessTable}, waiting at most
+     * {@code gateWaitNanos} for another process to finish opening or closing it (also the close's wait); until
+     * {@link #admitOthers} no other process may open or close it.
      *
      * @throws IllegalArgumentException naming the file and each contradicting setting with both values
-     * Joins the file's {@link ProcessTable}; until {@link #admitOthers} no other process may open or close it.
-     *
      * @throws GroveFileException if the file is not a sound Grove file or cannot be opened, created or mapped, or if
      *     the processes that have it open keep it from being joined (see {@link ProcessTable})
      * @throws IllegalStateException if this process has the file open already
      */
-    public static MappedFile openOrCreate(Path path, FileHeader wanted) {
+    public static MappedFile openOrCreate(Path path, FileHeader wanted, long gateWaitNanos) {
         String name = path.toAbsolutePath().toString();
         if (Files.isDirectory(path)) {
             throw new GroveFileException(name, "is a directory");
@@ -100,12 +100,12 @@ public final class MappedFile implements AutoCloseable {
             throw new GroveFileException(name, "cannot be created: its directory does not exist");
         }
         try {
-            return open(path, name, wanted);
+            return open(path, name, wanted, gateWaitNanos);
         } catch (NoSuchFileException missing) {
             try {
-                return create(path, name, wanted);
+                return create(path, name, wanted, gateWaitNanos);
             } catch (FileAlreadyExistsException raced) {
-                return openOrCreate(path, wanted); // created by another process meanwhile
+                return openOrCreate(path, wanted, gateWaitNanos); // created by another process meanwhile
             } catch (IOException e) {
                 throw new GroveFileException(name, "cannot be created: " + e, e);
             }
@@ -114,7 +114,8 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
-    private static MappedFile open(Path path, String name, FileHeader wanted) throws IOException {
+    private static MappedFile open(Path path, String name, FileHeader wanted, long gateWaitNanos)
+            throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Path real = null;
         MappedFile file = null;
@@ -126,7 +127,7 @@ public final class MappedFile implements AutoCloseable {
                 throw new IllegalArgumentException(name + " was created with other settings: "
                         + String.join("; ", contradictions));
             }
-            file = map(name, real, channel, header, false);
+            file = map(name, real, channel, header, false, gateWaitNanos);
             file.processes.join();
             return file;
         } catch (IOException | RuntimeException | Error e) {
@@ -161,7 +162,8 @@ public final class MappedFile implements AutoCloseable {
             try {
                 FileHeader header = readHeader(channel, name);
                 MemorySegment mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, header.maxFileSize(), arena);
-                return new MappedFile(name, null, channel, openHere == null, arena, mapping, header, false);
+                return new MappedFile(name, null, channel, openHere == null, arena, mapping, header, false,
+                        0); // a tool joins no process table: it never waits for the gate
             } catch (IOException | RuntimeException | Error e) {
                 arena.close();
                 if (openHere == null) {
@@ -193,7 +195,8 @@ public final class MappedFile implements AutoCloseable {
         return header;
     }
 
-    private static MappedFile create(Path path, String name, FileHeader wanted) throws IOException {
+    private static MappedFile create(Path path, String name, FileHeader wanted, long gateWaitNanos)
+            throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         Path real = null;
@@ -201,7 +204,7 @@ public final class MappedFile implements AutoCloseable {
         try {
             real = register(path, name, channel);
             takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
-            file = map(name, real, channel, wanted, true); // extends the file, sparsely
+            file = map(name, real, channel, wanted, true, gateWaitNanos); // extends the file, sparsely
             file.processes.join();
             wanted.writeTo(file.mapping);
             file.mapping.asSlice(0, FileHeader.PAGE).force();
@@ -338,12 +341,12 @@ public final class MappedFile implements AutoCloseable {
     }
 
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the MappedFile returned, which closes it
-    private static MappedFile map(String name, Path real, FileChannel channel, FileHeader header, boolean created)
-            throws IOException {
+    private static MappedFile map(String name, Path real, FileChannel channel, FileHeader header, boolean created,
+            long gateWaitNanos) throws IOException {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, header.maxFileSize(), arena);
-            return new MappedFile(name, real, channel, true, arena, mapping, header, created);
+            return new MappedFile(name, real, channel, true, arena, mapping, header, created, gateWaitNanos);
         } catch (IOException e) {
             arena.close();
             throw new IOException("cannot map " + header.maxFileSize() + " bytes: " + e.getMessage(), e);

@@ -35,7 +35,7 @@ import java.util.List;
  * <p>Implementation notes. The operating system releases a process's locks when the process ends, however it ends
  * (also by {@code SIGKILL}), and a process id alone proves nothing (ids are reused, and a zombie process still
  * has one): so a record whose state says taken and whose lock is free belongs to a process that ended without
- * closing the file. An opener takes the gate (waiting at most {@link #GATE_WAIT_MILLIS}), then tries the users'
+ * closing the file. An opener takes the gate (waiting at most {@link #gateWaitNanos}), then tries the users'
  * lock exclusively: if it gets it, no other process has the file open, every taken record is left by a process
  * that ended ({@link #departed}) and is freed, and the caller may recover the file; otherwise other processes
  * have it open. It then takes a free record and its lock, writes the record (state last), and, once the file is
@@ -52,8 +52,6 @@ public final class ProcessTable {
     static final int SLOTS = 256;
     /** The bytes of the table. */
     static final long SIZE = (long) SLOTS * 64;
-    /** How long an opener or a closer waits for the gate, which others hold only while they open or close. */
-    static final long GATE_WAIT_MILLIS = 10_000;
 
     private static final long GATE = 0;
     private static final long USERS = 1;
@@ -80,6 +78,11 @@ public final class ProcessTable {
     private final String name;
     private final FileChannel channel;
     private final MemorySegment table;
+    /**
+     * How long an opener or a closer waits for the gate, which others hold only while they open (a recovery of the
+     * whole file included) or close: the map's wait for another process ({@code otherProcessWait}).
+     */
+    private final long gateWaitNanos;
     private FileLock gate;
     private FileLock users;
     private FileLock recordLock;
@@ -92,12 +95,13 @@ public final class ProcessTable {
 
     /**
      * The table of the file {@code name}, whose channel is {@code channel} and whose table bytes are {@code table}
-     * (read-only for a tool).
+     * (read-only for a tool), where an opener or a closer waits at most {@code gateWaitNanos} for the gate.
      */
-    ProcessTable(String name, FileChannel channel, MemorySegment table) {
+    ProcessTable(String name, FileChannel channel, MemorySegment table, long gateWaitNanos) {
         this.name = name;
         this.channel = channel;
         this.table = table;
+        this.gateWaitNanos = gateWaitNanos;
     }
 
     /**
@@ -216,11 +220,12 @@ public final class ProcessTable {
     }
 
     private void takeGate(String doing) throws IOException {
-        long deadline = System.nanoTime() + GATE_WAIT_MILLIS * 1_000_000;
+        long deadline = System.nanoTime() + gateWaitNanos;
         while ((gate = channel.tryLock(GATE, 1, false)) == null) {
             if (System.nanoTime() - deadline > 0) {
                 throw new GroveFileException(name, "could not be taken for " + doing + ": another process has been"
-                        + " opening or closing it for " + GATE_WAIT_MILLIS + " ms (stopped while doing so?)");
+                        + " opening or closing it for " + gateWaitNanos / 1_000_000 + " ms (a recovery of a large"
+                        + " file, or stopped while doing so?)");
             }
             try {
                 Thread.sleep(1);

@@ -138,7 +138,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * with {@code header}'s), else created empty for {@code expectedSize} entries. The map owns the file's pool;
      * closing the map records the pool's state in the file and unmaps it. A file whose process was killed while it
      * had it open is recovered first ({@link #recover}). An operation waits at most {@code otherProcessWaitNanos} for
-     * a segment another live process holds.
+     * a segment another live process holds, and the open and the close as long for another process's open or close.
      *
      * @throws io.grove.GroveFileException if the file is not a sound Grove file, its process table is full, or
      *     cannot be opened, created, mapped or recovered
@@ -146,7 +146,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
             Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds, Syncing syncing,
             long otherProcessWaitNanos) {
-        MappedFile file = MappedFile.openOrCreate(path, header);
+        MappedFile file = MappedFile.openOrCreate(path, header, otherProcessWaitNanos);
         Pool pool;
         try {
             pool = Pool.overRegion(header.blockSize(),

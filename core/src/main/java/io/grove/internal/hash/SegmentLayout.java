@@ -61,10 +61,10 @@ import java.lang.invoke.VarHandle;
  *       the file names ({@code TableRecovery}). Adding names the private slice of an entry being made for the
  *       segment (by a put or a move out of a cell), from its allocation until it is linked or just before it is
  *       deleted; removing names an entry slice being unlinked, from before its unlinking until just before its
- *       deletion. Each is cleared by its holder
- *       before the slice leaves its hands (a private slice deleted, a slice handed to reclamation, the lock
- *       released), so while set it names a slice that is live and that nothing but the holder can free. Plain
- *       stores: only a repair reads them, after the holder ended and its lock was taken over.
+ *       deletion. Each is cleared by its holder before the slice leaves its hands (a private slice deleted, a slice
+ *       handed to reclamation, the lock released), so while set it names a slice that is live and that nothing but
+ *       the holder can free. Plain stores: only a repair reads them, after the holder ended and its lock was taken
+ *       over.
  * </ul>
  */
 final class SegmentLayout {

@@ -14,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * unparked) does not run for as long as they keep yielding. Seen in {@code ScanDuringReplaceStressTest} (160 virtual
  * threads on 2 carriers, another JVM busy beside it): a second before its 20 s cap, 45 threads were yielding in the
  * segment lock's wait and two workers unparked at the start had not run yet. A parked waiter frees its carrier and
- * comes back through the scheduler's timer, behind the tasks already waiting.
+ * is resubmitted by the scheduler's timer. Virtual threads that loop on the CPU without blocking (as stress tests'
+ * workers do) can still keep runnable threads waiting: the scheduler does not preempt them.
  */
 public final class Backoff {
     private static final int SPINS_BEFORE_YIELD = 64;
