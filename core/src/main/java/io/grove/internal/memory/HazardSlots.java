@@ -1,6 +1,5 @@
 package io.grove.internal.memory;
 
-import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -166,14 +165,14 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
         long announce(long ref) {
             long word = owner | Reference.granule(ref);
             int home = processHome + (int) Thread.currentThread().threadId();
-            for (int attempt = 0; ; attempt++) {
+            while (true) {
                 for (int probe = 0; probe < slots; probe++) {
                     long at = (long) ((home + probe) & (slots - 1)) << LINE_SHIFT;
                     if ((long) WORD.getVolatile(area, at) == 0 && WORD.compareAndSet(area, at, 0L, word)) {
                         return at;
                     }
                 }
-                Backoff.pause(attempt); // every slot holds a write in progress: one ends soon
+                Thread.yield(); // every slot holds a write in progress: one ends soon
             }
         }
 
