@@ -990,13 +990,13 @@ final class HashTable {
     }
 
     /**
-     * Under the lock of the key's segment: a new private entry for the key in {@code scratch} with room for a value
-     * of {@code valueLength} bytes, which the caller writes at {@link #valueOffset} and then {@link #seal}s before
-     * linking the entry ({@link #insert}, {@link #replace}) or {@link #discard}s. In a table in a file the segment's
-     * intent names it until then ({@link SegmentLayout}: adding). Throws {@link GroveOutOfMemoryException} if it
-     * cannot be allocated.
+     * Under the lock of the key's segment {@code s}: a new private entry for the key in {@code scratch} with room for a
+     * value of {@code valueLength} bytes, which the caller writes at {@link #valueOffset} and then {@link #seal}s
+     * before linking the entry ({@link #insert}, {@link #replace}) or {@link #discard}s. In a table in a file the
+     * segment's intent names it until then ({@link SegmentLayout}: adding). Throws {@link GroveOutOfMemoryException} if
+     * it cannot be allocated.
      */
-    long newEntry(Scratch scratch, int valueLength) {
+    long newEntry(int s, Scratch scratch, int valueLength) {
         int length = scratch.keyLength();
         long size = (long) EntryLayout.valueOffset(length) + valueLength;
         if (size > pool.maxSliceSize()) {
@@ -1006,7 +1006,6 @@ final class HashTable {
                     + Math.max(0, pool.maxSliceSize() - EntryLayout.valueOffset(length)) + " bytes");
         }
         long e = pool.allocate((int) size);
-        int s = segmentOf(scratch.keyHash());
         intendAdding(s, e);
         EntryLayout.initialize(pool.segment(e), pool.payloadOffset(e),
                 SegmentLayout.takeIdentity(segmentBlocks[s], segmentOffsets[s]), scratch.key(), length, 1);
@@ -1015,13 +1014,8 @@ final class HashTable {
 
     /** Under the lock: deletes the private entry {@code e} that {@link #newEntry} made for segment {@code s}. */
     void discard(int s, long e) {
-        endAdding(s);
-        pool.deletePrivate(e);
-    }
-
-    /** Under the lock, in a table in a file: clears the segment's adding intent (the slice is linked, or goes). */
-    private void endAdding(int s) {
         intendAdding(s, 0);
+        pool.deletePrivate(e);
     }
 
     /**
@@ -1075,7 +1069,7 @@ final class HashTable {
         if (linked != e) {
             discard(s, e);
         } else {
-            endAdding(s);
+            intendAdding(s, 0);
         }
     }
 
@@ -1134,7 +1128,7 @@ final class HashTable {
         if (linked != fresh) {
             discard(s, fresh);
         } else {
-            endAdding(s);
+            intendAdding(s, 0);
         }
     }
 
@@ -1187,7 +1181,7 @@ final class HashTable {
         SegmentLayout.beginMutation(sb, so);
         SlotLayout.setRelease(ab, ao, i, cellBytes, SlotLayout.tagOf(slot) | Pool.granuleOf(slice));
         SegmentLayout.endMutation(sb, so);
-        endAdding(s);
+        intendAdding(s, 0);
         return slice;
     }
 

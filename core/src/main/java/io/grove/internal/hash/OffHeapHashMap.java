@@ -321,21 +321,18 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     }
 
     /** A new private entry holding the scratch's key and {@code value}, not linked yet. */
-    long newEntry(V value, int size, Scratch scratch) {
+    long newEntry(int s, V value, int size, Scratch scratch) {
         if (!scratch.keyFits()) {
             throw scratch.keyTooLarge(maxKeyLength(), "an entry holds its fields, key and value in one slice of at"
                     + " most " + pool.maxSliceSize() + " bytes");
         }
-        long e = table.newEntry(scratch, size);
-        boolean written = false;
-        try {
+        long e = table.newEntry(s, scratch, size);
+        try { // (not SliceWriter.writeOrDelete: the segment's intent must be cleared before the slice is deleted)
             SliceWriter.writeInto(valueSerializer, value, size, scratch.writeView, pool.segment(e),
                     table.valueOffset(e));
-            written = true;
-        } finally {
-            if (!written) {
-                table.discard(table.segmentOf(scratch.keyHash()), e);
-            }
+        } catch (RuntimeException | Error failed) {
+            table.discard(s, e);
+            throw failed;
         }
         table.seal(e);
         return e;
@@ -380,7 +377,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
     /** Under the lock, after {@link HashTable#findLocked} found nothing: links a new entry holding {@code value}. */
     void insertNew(int s, Scratch scratch, V value) {
         table.makeRoomForOne(s);
-        long fresh = newEntry(value, SliceWriter.sizeOf(valueSerializer, value), scratch);
+        long fresh = newEntry(s, value, SliceWriter.sizeOf(valueSerializer, value), scratch);
         try {
             if (budget != null) {
                 long size = pool.length(fresh);
@@ -410,7 +407,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             count(puts);
             return;
         }
-        long fresh = newEntry(value, size, scratch);
+        long fresh = newEntry(s, value, size, scratch);
         boolean mayMove = budget != null && HashTable.isInline(entry);
         long version = mayMove ? table.awaitStable(s) : 0; // under the lock: the segment's version, even
         long grown;

@@ -168,6 +168,14 @@ class TableCheckTest {
     }
 
     @Test
+    void anIntentLeftSetIsFound() {
+        assertFinds("intents left set", map -> SegmentLayout.setAdding(map.table.block(1), map.table.offset(1),
+                firstEntry(map.pool(), map.table).ref()));
+        assertFinds("intents left set", map -> SegmentLayout.setRemoving(map.table.block(1), map.table.offset(1),
+                firstEntry(map.pool(), map.table).ref()));
+    }
+
+    @Test
     void anUnfinishedInPlaceUpdateIsFound() {
         assertFinds("odd stamp", map -> {
             Entry e = firstEntry(map.pool(), map.table);

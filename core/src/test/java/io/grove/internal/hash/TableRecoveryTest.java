@@ -253,7 +253,7 @@ class TableRecoveryTest {
             map.put(7L, "new");
             Scratch scratch = map.begin(7L);
             int s = map.table.segmentOf(scratch.keyHash());
-            long stale = map.newEntry("old", Serializers.strings().size("old"), scratch);
+            long stale = map.newEntry(s, "old", Serializers.strings().size("old"), scratch);
             map.table.insert(s, scratch, stale); // the stale link, later in the run
             scratch.release();
             assertTrue(TableCheck.check(pool, map.directory()).problems().stream()
