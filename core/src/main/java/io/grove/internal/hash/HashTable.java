@@ -5,6 +5,7 @@ import io.grove.internal.memory.Pool;
 import io.grove.internal.memory.Reference;
 import io.grove.internal.memory.SliceHeader;
 import io.grove.internal.sync.Backoff;
+import io.grove.internal.sync.LockWaiters;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
@@ -131,6 +132,8 @@ final class HashTable {
     private final Pool.ProcessWatch processes;
     /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
     private volatile boolean quiesced;
+    /** Virtual threads waiting for a segment's lock that a thread of this process holds ({@link #lock}). */
+    private final LockWaiters lockWaiters = new LockWaiters();
 
     /**
      * A table of {@code segments} segments of {@code 2^slotBits} cells of {@code cellBytes} bytes, sized for its
@@ -524,8 +527,10 @@ final class HashTable {
                 }
                 try {
                     repair.repairAbandoned(s, segmentCount(), sb, so);
+                    lockWaiters.wakeOne(s); // it freed the lock
                 } catch (RuntimeException damaged) {
                     SegmentLayout.takeOver(sb, so, holder, record + 1, 0);
+                    lockWaiters.wakeAll(s);
                     throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
                             + ", which ended without closing the file, and cannot be repaired while the file is open ("
                             + damaged.getMessage() + "): close every map on the file and open it again, which"
@@ -610,6 +615,7 @@ final class HashTable {
             }
             if (SegmentLayout.lockValue(sb, so) == holder) {
                 SegmentLayout.markClosed(sb, so);
+                lockWaiters.wakeAll(s);
             }
         }
         quiesced = true;
@@ -856,6 +862,7 @@ final class HashTable {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
         long since = 0;
+        long parkLimit = LockWaiters.FIRST_PARK_NANOS;
         for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
             if (SegmentLayout.isClosed(sb, so)) {
                 endWrite(token);
@@ -874,10 +881,16 @@ final class HashTable {
                 exitLocked();
                 throw holderGone;
             }
-            Backoff.pause(spins);
+            if (spins >= Backoff.SPINS_BEFORE_YIELD && LockWaiters.parksHere()
+                    && SegmentLayout.lockValue(sb, so) == holder) {
+                parkLimit = lockWaiters.await(s, parkLimit, () -> SegmentLayout.lockValue(sb, so) == holder);
+            } else {
+                Backoff.pause(spins);
+            }
         }
         if (quiescing) {
             SegmentLayout.unlock(sb, so);
+            lockWaiters.wakeOne(s);
             endWrite(token);
             exitLocked();
             throw closed();
@@ -908,6 +921,7 @@ final class HashTable {
         }
         if (quiescing) {
             SegmentLayout.unlock(sb, so);
+            lockWaiters.wakeOne(s);
             endWrite(token);
             exitLocked();
             return -1;
@@ -940,6 +954,7 @@ final class HashTable {
                 throw closed;
             }
         }
+        lockWaiters.wakeOne(s);
         endWrite(token);
         exitLocked();
     }
@@ -1448,6 +1463,7 @@ final class HashTable {
             pool.delete(SegmentLayout.slots(sb, so));
             pool.delete(SegmentLayout.tags(sb, so));
             SegmentLayout.markClosed(sb, so);
+            lockWaiters.wakeAll(s);
             endWrite(token);
         }
         for (int s = 0; s < segmentCount(); s++) {

@@ -1,5 +1,6 @@
 package io.grove.internal.memory;
 
+import io.grove.internal.sync.Backoff;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -132,7 +133,7 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
     /**
      * The slots of a pool over a file: the file's hazard area, a power of two of 64-byte lines, each line's first
      * word a slot that holds {@code (record + 1) << OWNER_SHIFT | granule} (the process record of the writer, the
-     * granule it writes) or 0 when empty. When every slot is taken, a writer yields until one is free.
+     * granule it writes) or 0 when empty. When every slot is taken, a writer waits ({@link Backoff}) until one is free.
      */
     static final class InFile extends HazardSlots {
         private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
@@ -165,14 +166,14 @@ abstract sealed class HazardSlots permits HazardSlots.OnHeap, HazardSlots.InFile
         long announce(long ref) {
             long word = owner | Reference.granule(ref);
             int home = processHome + (int) Thread.currentThread().threadId();
-            while (true) {
+            for (int attempt = 0; ; attempt++) {
                 for (int probe = 0; probe < slots; probe++) {
                     long at = (long) ((home + probe) & (slots - 1)) << LINE_SHIFT;
                     if ((long) WORD.getVolatile(area, at) == 0 && WORD.compareAndSet(area, at, 0L, word)) {
                         return at;
                     }
                 }
-                Thread.yield(); // every slot holds a write in progress: one ends soon
+                Backoff.pause(attempt); // every slot holds a write in progress: one ends soon
             }
         }
 

@@ -24,6 +24,7 @@ final class Internals {
     private static final MethodHandle BYTES;
     private static final MethodHandle TRY_LOCK;
     private static final MethodHandle UNLOCK;
+    private static final MethodHandle LOCK_WAITERS;
 
     static {
         try {
@@ -42,6 +43,10 @@ final class Internals {
             BYTES = handle(table.getDeclaredMethod("bytes", int.class));
             TRY_LOCK = handle(table.getDeclaredMethod("tryLock", int.class));
             UNLOCK = handle(table.getDeclaredMethod("unlock", int.class, long.class));
+            var waiters = table.getDeclaredField("lockWaiters");
+            waiters.setAccessible(true);
+            LOCK_WAITERS = MethodHandles.lookup().unreflectGetter(waiters)
+                    .asType(MethodType.methodType(Object.class, Object.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(
                     "the hash map's internals these tests aim with have changed; update Internals: " + e);
@@ -75,6 +80,20 @@ final class Internals {
     private static Object table(GroveHashMap<?, ?> map) {
         try {
             return (Object) TABLE.invokeExact((Object) map);
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * The parks of virtual threads waiting for segment locks ({@code LockWaiters}) so far, and how many of them ran to
+     * their time limit instead of ending by a release.
+     */
+    static long[] lockParksAndTimeouts(GroveHashMap<?, ?> map) {
+        try {
+            io.grove.internal.sync.LockWaiters waiters =
+                    (io.grove.internal.sync.LockWaiters) (Object) LOCK_WAITERS.invokeExact(table(map));
+            return new long[] {waiters.parks(), waiters.timedOut()};
         } catch (Throwable e) {
             throw new AssertionError(e);
         }
