@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -272,6 +273,20 @@ class FileBackedMapTest {
         assertRefused(GroveFileException.class, dir, "is a directory", () -> builder(dir).build());
         Path orphan = dir.resolve("no/such/dir/map.grove");
         assertRefused(GroveFileException.class, orphan, "directory does not exist", () -> builder(orphan).build());
+    }
+
+    /**
+     * A symbolic link to a file that does not exist is refused, naming it, and nothing is created: an open finds no
+     * file there, and a creation finds the name taken (it recursed between the two until the stack overflowed).
+     */
+    @Test
+    void aSymbolicLinkToAMissingFileIsRefused() throws IOException {
+        Path link = Files.createSymbolicLink(dir.resolve("dangling.grove"), dir.resolve("missing.grove"));
+        assertRefused(GroveFileException.class, link, "symbolic link to a file that does not exist",
+                () -> builder(link).build());
+        try (var names = Files.list(dir)) {
+            assertEquals(List.of(link), names.toList());
+        }
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.ConcurrentModificationException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -578,6 +579,54 @@ class SharedFileTest {
         }
         try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
             assertEquals("one", map.get(1L));
+        }
+    }
+
+    /**
+     * Processes that open a file that does not exist yet at the same moment all open it, one creating it, and each
+     * finds the others' entries: a file is given its name only once its creation ended. When it was created under its
+     * own name, an open that came between the creation and the header's write failed with "is empty, not a Grove
+     * file" (and a creator killed there left that file for good); here 4 children are released at once, in 6 rounds.
+     * No draft is left beside the file.
+     */
+    @Test
+    void processesThatOpenANewFileAtOnceAllOpenIt() throws Exception {
+        int children = 4;
+        for (int round = 0; round < 6; round++) {
+            Path file = dir.resolve("raced-" + round + ".grove");
+            Path go = dir.resolve("go-" + round);
+            Process[] creators = new Process[children];
+            Path[] outputs = new Path[children];
+            try {
+                for (int c = 0; c < children; c++) {
+                    outputs[c] = dir.resolve("creator-" + round + "-" + c + ".out");
+                    creators[c] = child(RacingCreator.class, outputs[c], file.toString(), go.toString(),
+                            String.valueOf(c));
+                }
+                for (int c = 0; c < children; c++) {
+                    awaitLine(creators[c], outputs[c], "ready");
+                }
+                Files.createFile(go);
+                for (int c = 0; c < children; c++) {
+                    assertTrue(creators[c].waitFor(2, TimeUnit.MINUTES), "creator " + c + " did not end");
+                    assertEquals(0, creators[c].exitValue(), "round " + round + ", creator " + c + " ended with status "
+                            + creators[c].exitValue() + ": " + Files.readString(outputs[c]));
+                }
+            } finally {
+                for (Process creator : creators) {
+                    if (creator != null) {
+                        creator.destroyForcibly();
+                    }
+                }
+            }
+            try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+                for (long c = 0; c < children; c++) {
+                    assertEquals(CrashWriter.value(c, 0), map.get(c), "round " + round + ", key " + c);
+                }
+            }
+            try (var names = Files.list(dir)) {
+                assertEquals(List.of(), names.filter(p -> p.getFileName().toString().endsWith(".creating")).toList());
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -102,6 +103,9 @@ public final class MappedFile implements AutoCloseable {
         try {
             return open(path, name, wanted, gateWaitNanos);
         } catch (NoSuchFileException missing) {
+            if (Files.isSymbolicLink(path)) {
+                throw new GroveFileException(name, "is a symbolic link to a file that does not exist");
+            }
             try {
                 return create(path, name, wanted, gateWaitNanos);
             } catch (FileAlreadyExistsException raced) {
@@ -195,30 +199,78 @@ public final class MappedFile implements AutoCloseable {
         return header;
     }
 
+    /**
+     * Creates the file under a draft name beside {@code path} ({@value #DRAFT_SUFFIX}), maps it, joins its process
+     * table (so its gate is held), writes and forces its header, and only then gives it its name, in one step that
+     * fails if {@code path} exists ({@link #publish}); the draft's name is then removed. So no process finds at
+     * {@code path} a file whose creation has not ended: one that opened it meanwhile took it for a file that is not a
+     * Grove file ("is empty"), and a creator killed midway left such a file there for good. A creator killed before
+     * the link leaves its draft instead, a sparse file of {@link FileHeader#maxFileSize} bytes of which only the
+     * first pages are on the device, which nothing reads and which may be deleted; one killed right after the link
+     * leaves the draft's name as a second name of the file, which may be deleted too.
+     *
+     * @throws FileAlreadyExistsException if another process created {@code path} meanwhile (nothing is left)
+     */
     private static MappedFile create(Path path, String name, FileHeader wanted, long gateWaitNanos)
             throws IOException {
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        Path real = path.toAbsolutePath().getParent().toRealPath().resolve(path.getFileName());
+        Path draft = path.resolveSibling("." + path.getFileName() + "." + ProcessHandle.current().pid() + "-"
+                + System.nanoTime() + DRAFT_SUFFIX);
+        FileChannel channel = FileChannel.open(draft, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
-        Path real = null;
+        boolean registered = false;
         MappedFile file = null;
+        boolean linked;
         try {
-            real = register(path, name, channel);
+            registerAs(real, name, channel);
+            registered = true;
             takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
             file = map(name, real, channel, wanted, true, gateWaitNanos); // extends the file, sparsely
             file.processes.join();
             wanted.writeTo(file.mapping);
             file.mapping.asSlice(0, FileHeader.PAGE).force();
-            return file;
+            linked = publish(draft, path);
         } catch (IOException | RuntimeException | Error e) {
             if (file != null) {
                 file.arena.close();
             }
             channel.close();
-            if (real != null) {
+            if (registered) {
                 OPEN.remove(real);
             }
-            Files.deleteIfExists(path); // nothing of a sound file was there
+            Files.deleteIfExists(draft);
             throw e;
+        }
+        if (linked) {
+            try {
+                Files.delete(draft);
+            } catch (IOException kept) {
+                // the file is sound, and may be open elsewhere already: only a second name of it is left
+            }
+        }
+        return file;
+    }
+
+    /** The end of a draft's name ({@link #create}): {@code .<file name>.<pid>-<nanos>.creating}. */
+    static final String DRAFT_SUFFIX = ".creating";
+
+    /**
+     * Gives the draft {@code draft} the name {@code path}: a hard link, which fails if {@code path} exists; returns
+     * {@code true} if it made one (the draft's own name is still there), {@code false} if it moved the draft there
+     * instead, on a file system without hard links (a move first checks that nothing is at {@code path}, so two
+     * processes creating the file at that very moment could both succeed, the later one replacing the other's file).
+     *
+     * @throws FileAlreadyExistsException if {@code path} exists
+     */
+    private static boolean publish(Path draft, Path path) throws IOException {
+        try {
+            Files.createLink(path, draft);
+            return true;
+        } catch (FileAlreadyExistsException exists) {
+            throw exists;
+        } catch (UnsupportedOperationException | FileSystemException noHardLinks) {
+            Files.move(draft, path);
+            return false;
         }
     }
 
@@ -334,10 +386,15 @@ public final class MappedFile implements AutoCloseable {
 
     private static Path register(Path path, String name, FileChannel channel) throws IOException {
         Path real = path.toRealPath();
+        registerAs(real, name, channel);
+        return real;
+    }
+
+    /** Records that this process has the file whose real path is {@code real} open, on {@code channel}. */
+    private static void registerAs(Path real, String name, FileChannel channel) {
         if (OPEN.putIfAbsent(real, channel) != null) {
             throw new IllegalStateException(name + " is open already in this process (as " + real + ")");
         }
-        return real;
     }
 
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the MappedFile returned, which closes it
