@@ -551,6 +551,29 @@ class SharedFileTest {
     }
 
     /**
+     * The same kill in a put, with no other process having the file open: the next open recovers the whole file,
+     * which frees the slice the intent names (the sweep keeps only what the table links) and clears the intent, so the
+     * file holds as many live slices as before the kill and verifies sound (verify reports an intent left set).
+     */
+    @Test
+    void aFileRecoveredWholeAfterAKillInAPutKeepsNoSliceOfItAndNoIntent() throws Exception {
+        Path file = dir.resolve("half-made-alone.grove");
+        long before;
+        try (GroveHashMap<Long, String> map = HalfWriter.builder(file).build()) {
+            map.put(1L, "one");
+            map.put(2L, "two");
+            before = map.footprint().liveSlices();
+        }
+        killWhileWriting(file, 3, dir.resolve("alone.out"));
+        try (GroveHashMap<Long, String> map = HalfWriter.builder(file).build()) {
+            assertEquals(Map.of(1L, "one", 2L, "two"), new HashMap<>(map));
+            assertEquals(before, map.footprint().liveSlices(), "live slices after the recovery");
+        }
+        String verify = CrashTest.tool("verify", file);
+        assertTrue(verify.contains(": sound"), verify);
+    }
+
+    /**
      * An open waits for another process that is opening or closing the file (which holds its gate: here a child
      * stands for a process stopped in its open) at most {@code otherProcessWait}, then fails naming the file; once
      * that process is gone, the file opens with its entries. It fails when the wait is fixed (10 s before).
