@@ -574,6 +574,35 @@ class SharedFileTest {
     }
 
     /**
+     * A file whose process table is full (256 processes have it open: a child holds each record's lock, as they would)
+     * refuses an open with an exception naming the file and the limit, without waiting and without harm to the file;
+     * once those processes are gone, the file opens with its entries.
+     */
+    @Test
+    void anOpenOfAFileThatTwoHundredFiftySixProcessesHaveOpenIsRefused() throws Exception {
+        Path file = dir.resolve("full-table.grove");
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            map.put(1L, "one");
+        }
+        Path output = dir.resolve("filler.out");
+        Process filler = child(TableFiller.class, output, file.toString());
+        try {
+            awaitHolding(filler, output);
+            GroveFileException full = assertThrows(GroveFileException.class,
+                    () -> CrashWriter.builder(file, false).build());
+            assertTrue(full.getMessage().contains(file.toString()) && full.getMessage().contains("has 256 processes"),
+                    full.getMessage());
+        } finally {
+            filler.destroyForcibly();
+            assertTrue(filler.waitFor(1, TimeUnit.MINUTES), "the table's filler did not end");
+        }
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            assertEquals(Map.of(1L, "one"), new HashMap<>(map));
+        }
+        assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
+    }
+
+    /**
      * An open waits for another process that is opening or closing the file (which holds its gate: here a child
      * stands for a process stopped in its open) at most {@code otherProcessWait}, then fails naming the file; once
      * that process is gone, the file opens with its entries. It fails when the wait is fixed (10 s before).

@@ -1,0 +1,36 @@
+package io.grove.hash;
+
+import io.grove.internal.file.FileHeader;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A child JVM of {@link SharedFileTest}: stands for 256 processes that have the map file at argument 1 open. As each
+ * would, it holds the file's users lock (byte 1) shared and the lock of each record of the process table (bytes 64 to
+ * 319), and marks each record taken (its first word 1); prints {@code holding} and keeps them until it is killed.
+ */
+public final class TableFiller {
+    private static final int RECORDS = 256;
+    private static final long RECORD_BYTES = 64;
+    private static final long FIRST_RECORD_LOCK = 64;
+
+    private TableFiller() {}
+
+    @SuppressWarnings("resource") // held until the process is killed
+    public static void main(String[] args) throws IOException {
+        FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        channel.lock(1, 1, true);
+        MemorySegment table = channel.map(FileChannel.MapMode.READ_WRITE, FileHeader.PROCESSES_OFFSET,
+                RECORDS * RECORD_BYTES, Arena.global());
+        for (int i = 0; i < RECORDS; i++) {
+            channel.lock(FIRST_RECORD_LOCK + i, 1, false);
+            table.set(ValueLayout.JAVA_LONG, i * RECORD_BYTES, 1L);
+        }
+        ChildJvm.printThenWaitToBeKilled("holding");
+    }
+}
