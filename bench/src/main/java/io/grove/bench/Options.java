@@ -8,8 +8,8 @@ import java.util.List;
 final class Options {
     static final String USAGE = """
             usage: ./grove bench [options]          run the comparison (each contender in its own JVM); without
-                                                    options: every scenario against its peers, 451 runs,
-                                                    about 40 minutes on 2 cores (bench/README.md)
+                                                    options: every scenario against its peers, 535 runs,
+                                                    about an hour on 2 cores (bench/README.md)
                    ./grove bench list               list scenarios and contenders
                    ./grove bench report FILE.csv    print the table of an earlier run again from its CSV
                    ./grove bench summary [--into F] FILE.csv...

@@ -146,6 +146,14 @@ public final class Registry {
                     "scan-desc-set", 100),
             ordered("oak-scan-desc-stream", "descending scans of 10,000 pairs, stream API; ops = scans (Fig. 4f)",
                     "scan-desc-stream", 100),
+            new OrderedScenario("oak-scan-asc-stream-w", "ordered map: mixed run at 2 threads, one thread scanning"
+                    + " ascending streams of 10,000 pairs, the other putting random keys; ops = scans + puts (the"
+                    + " CSV counts each: op.scan-asc-stream, op.put)", mix("scan-asc-stream", 100), mix("put", 100),
+                    ORDERED_KEYS, ORDERED_QUICK_KEYS),
+            new OrderedScenario("oak-scan-desc-stream-w", "ordered map: mixed run at 2 threads, one thread scanning"
+                    + " descending streams of 10,000 pairs, the other putting random keys; ops = scans + puts (the"
+                    + " CSV counts each: op.scan-desc-stream, op.put)", mix("scan-desc-stream", 100),
+                    mix("put", 100), ORDERED_KEYS, ORDERED_QUICK_KEYS),
             new IngestScenario("oak-ingest", "ordered map: pairs ingested (putIfAbsent, 1 thread) until the budget"
                     + " is exhausted (Fig. 3a); ops/s = ingestion rate", 1 << 26, ORDERED_QUICK_KEYS),
             new RollupScenario("rollup-ingest", "rollup (Druid's incremental index): events aggregated into"

@@ -19,7 +19,9 @@ import java.util.function.Consumer;
  *
  * <p>Scans: the set API iterates {@code zc().tailMap(from, true).entrySet()} (or {@code headMap(from, true)
  * .descendingMap()}), a new entry and two handles per pair; the stream API is {@code entryStream()} on the same
- * view, one entry and two handles reused for the whole scan.
+ * view, one entry and two handles reused for the whole scan. A stream scan whose handle finds its value replaced by a
+ * writer ({@link ConcurrentModificationException}, as the zero-copy API promises) resumes after the last pair it read,
+ * counted as a read retry.
  */
 final class GroveSortedKv implements OrderedKv {
     /** Increments the 8-byte counter in place (Oak's computeIfPresent of Fig. 4b). */
@@ -112,7 +114,20 @@ final class GroveSortedKv implements OrderedKv {
         if (stream) {
             Sink sink = t.own instanceof Sink s ? s : (Sink) (t.own = new Sink(t));
             sink.descending = descending;
-            view.entryStream().limit(SCAN_PAIRS).forEach(sink);
+            while (true) {
+                try {
+                    view.entryStream().limit(SCAN_PAIRS - t.scanned).forEach(sink);
+                    return;
+                } catch (ConcurrentModificationException replaced) {
+                    // a value replaced by a writer under its handle (the zero-copy contract): resume after the
+                    // last pair read, as a consumer under writes must
+                    c.readRetries++;
+                    if (t.scanned > 0) {
+                        OrderedCodec.setKey(t.key, t.lastKey);
+                        view = descending ? zc.headMap(t.key, false).descendingMap() : zc.tailMap(t.key, false);
+                    }
+                }
+            }
         } else {
             int n = 0;
             for (Map.Entry<Handle, Handle> e : view.entrySet()) {
