@@ -44,9 +44,13 @@ public interface Scenario {
         return keys();
     }
 
-    /** The thread counts this scenario runs, given those asked for (a {@link TraceScenario} runs on one). */
+    /**
+     * The thread counts this scenario runs, given those asked for: those, unless its first thread has a mix of its own
+     * ({@link #mixOf}), which is a mixed run of 2 threads (one beside the other), or it runs on one (a
+     * {@link TraceScenario}).
+     */
     default List<Integer> threadCounts(List<Integer> requested) {
-        return requested;
+        return mixOf(0).equals(mix()) ? requested : List.of(2);
     }
 
     /**

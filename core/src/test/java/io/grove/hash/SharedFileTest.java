@@ -580,10 +580,7 @@ class SharedFileTest {
      */
     @Test
     void anOpenOfAFileThatTwoHundredFiftySixProcessesHaveOpenIsRefused() throws Exception {
-        Path file = dir.resolve("full-table.grove");
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            map.put(1L, "one");
-        }
+        Path file = fileWithOneEntry("full-table.grove");
         Path output = dir.resolve("filler.out");
         Process filler = child(TableFiller.class, output, file.toString());
         try {
@@ -596,9 +593,7 @@ class SharedFileTest {
             filler.destroyForcibly();
             assertTrue(filler.waitFor(1, TimeUnit.MINUTES), "the table's filler did not end");
         }
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            assertEquals(Map.of(1L, "one"), new HashMap<>(map));
-        }
+        assertOpensWithOneEntry(file);
         assertTrue(CrashTest.tool("verify", file).contains(": sound"), CrashTest.tool("verify", file));
     }
 
@@ -609,10 +604,7 @@ class SharedFileTest {
      */
     @Test
     void anOpenWaitsForAnotherProcesssOpenAtMostTheProcessWait() throws Exception {
-        Path file = dir.resolve("gate.grove");
-        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            map.put(1L, "one");
-        }
+        Path file = fileWithOneEntry("gate.grove");
         Path output = dir.resolve("gate.out");
         Process holder = child(GateHolder.class, output, file.toString());
         try {
@@ -629,8 +621,22 @@ class SharedFileTest {
             holder.destroyForcibly();
             assertTrue(holder.waitFor(1, TimeUnit.MINUTES), "the gate's holder did not end");
         }
+        assertOpensWithOneEntry(file);
+    }
+
+    /** A file of {@link CrashWriter#builder} whose map holds {@code 1 -> "one"}, closed. */
+    private Path fileWithOneEntry(String name) {
+        Path file = dir.resolve(name);
         try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
-            assertEquals("one", map.get(1L));
+            map.put(1L, "one");
+        }
+        return file;
+    }
+
+    /** Opens {@code file} ({@link #fileWithOneEntry}) and checks that its map holds exactly {@code 1 -> "one"}. */
+    private static void assertOpensWithOneEntry(Path file) {
+        try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
+            assertEquals(Map.of(1L, "one"), new HashMap<>(map));
         }
     }
 

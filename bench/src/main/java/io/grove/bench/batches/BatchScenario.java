@@ -25,11 +25,6 @@ public record BatchScenario(String name, String description, Map<String, Integer
     }
 
     @Override
-    public List<Integer> threadCounts(List<Integer> requested) {
-        return firstThreadMix.equals(mix) ? requested : List.of(2);
-    }
-
-    @Override
     public String family() {
         return BatchFamily.NAME;
     }

@@ -39,11 +39,6 @@ public record OrderedScenario(String name, String description, Map<String, Integ
         return thread == 0 ? firstThreadMix : mix;
     }
 
-    @Override
-    public List<Integer> threadCounts(List<Integer> requested) {
-        return firstThreadMix.equals(mix) ? requested : List.of(2);
-    }
-
     /** Scans take milliseconds each: look at the phase after every one. */
     @Override
     public int batch() {
