@@ -10,9 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A child JVM of {@link SharedFileTest}: stands for 256 processes that have the map file at argument 1 open. As each
- * would, it holds the file's users lock (byte 1) shared and the lock of each record of the process table (bytes 64 to
- * 319), and marks each record taken (its first word 1); prints {@code holding} and keeps them until it is killed.
+ * A child JVM of {@link SharedFileTest}: stands for the 256 processes of a full process table of the map file at
+ * argument 1, of which the number of argument 2 are alive. It holds the file's users lock (byte 1) shared, as they
+ * would, marks each record taken (its first word 1) and holds the locks of the first records (bytes 64 onwards) for the
+ * live ones, those of the others staying free as a process's does once it ended without closing the file; prints
+ * {@code holding} and keeps them until it is killed.
  */
 public final class TableFiller {
     private static final int RECORDS = 256;
@@ -24,11 +26,14 @@ public final class TableFiller {
     @SuppressWarnings("resource") // held until the process is killed
     public static void main(String[] args) throws IOException {
         FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        int alive = Integer.parseInt(args[1]);
         channel.lock(1, 1, true);
         MemorySegment table = channel.map(FileChannel.MapMode.READ_WRITE, FileHeader.PROCESSES_OFFSET,
                 RECORDS * RECORD_BYTES, Arena.global());
         for (int i = 0; i < RECORDS; i++) {
-            channel.lock(FIRST_RECORD_LOCK + i, 1, false);
+            if (i < alive) {
+                channel.lock(FIRST_RECORD_LOCK + i, 1, false);
+            }
             table.set(ValueLayout.JAVA_LONG, i * RECORD_BYTES, 1L);
         }
         ChildJvm.printThenWaitToBeKilled("holding");

@@ -135,7 +135,10 @@ public final class ProcessTable {
             }
         }
         if (slot < 0) {
-            throw new GroveFileException(name, "has " + SLOTS + " processes in its table already");
+            int ended = endedProcesses().size();
+            throw new GroveFileException(name, "has " + SLOTS + " processes in its table already" + (ended == 0 ? ""
+                    : ", " + ended + " of which ended without closing it: a process that has the file open frees"
+                            + " their records when it runs short of memory or closes the file"));
         }
         ProcessHandle self = ProcessHandle.current();
         long base = slot * RECORD;
