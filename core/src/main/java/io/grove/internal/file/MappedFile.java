@@ -252,7 +252,7 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /** The end of a draft's name ({@link #create}): {@code .<file name>.<pid>-<nanos>.creating}. */
-    static final String DRAFT_SUFFIX = ".creating";
+    private static final String DRAFT_SUFFIX = ".creating";
 
     /**
      * Gives the draft {@code draft} the name {@code path}: a hard link, which fails if {@code path} exists; returns

@@ -889,8 +889,7 @@ final class HashTable {
             }
         }
         if (quiescing) {
-            SegmentLayout.unlock(sb, so);
-            lockWaiters.wakeOne(s);
+            freeLock(s);
             endWrite(token);
             exitLocked();
             throw closed();
@@ -920,8 +919,7 @@ final class HashTable {
             return -1;
         }
         if (quiescing) {
-            SegmentLayout.unlock(sb, so);
-            lockWaiters.wakeOne(s);
+            freeLock(s);
             endWrite(token);
             exitLocked();
             return -1;
@@ -948,15 +946,23 @@ final class HashTable {
         long so = segmentOffsets[s];
         SegmentLayout.setOwner(sb, so, 0);
         try {
-            SegmentLayout.unlock(sb, so);
+            freeLock(s);
         } catch (IllegalStateException closed) {
             if (!quiesced) {
                 throw closed;
             }
         }
-        lockWaiters.wakeOne(s);
         endWrite(token);
         exitLocked();
+    }
+
+    /**
+     * Frees segment {@code s}'s lock, which the calling thread holds, and wakes a virtual thread of this process that
+     * waits for it ({@link LockWaiters}): every release of a lock by this process goes through here.
+     */
+    private void freeLock(int s) {
+        SegmentLayout.unlock(segmentBlocks[s], segmentOffsets[s]);
+        lockWaiters.wakeOne(s);
     }
 
     /**
