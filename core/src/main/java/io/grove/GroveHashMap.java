@@ -287,7 +287,8 @@ public interface GroveHashMap<K, V> extends ConcurrentMap<K, V>, AutoCloseable {
          * entries it removed and had not freed yet) is salvaged while the file stays open by whichever thread notices
          * first: one waiting for its lock, a process opening the file (one restarted after the kill), or an allocation
          * that finds no memory otherwise; its place in the file's table of processes is then free for another (256
-         * processes may have a file open at once); its counts of live and free memory are kept in the file too, so
+         * processes may have a file open at once; an open that finds every place taken, some by processes that ended,
+         * takes one of theirs and salvages it first); its counts of live and free memory are kept in the file too, so
          * {@link GroveHashMap#footprint()} counts every process's changes as they happen, a killed one's included. The
          * slices an operation it was killed in had in hand (an entry being made or removed) are freed by the repair of
          * the segment; a few that no word of the file names at that instant (a kill inside the allocator, or during a

@@ -304,6 +304,15 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
+     * The process that had the file open and ended without closing it whose record this process took over when it
+     * found none free; {@code null} if none. What it left under the record is this process's to salvage before any
+     * of its threads uses the file.
+     */
+    public ProcessTable.Process inherited() {
+        return processes.inherited();
+    }
+
+    /**
      * What a thread waiting for another process learns of it from the process table; such a wait lasts at most
      * {@code waitLimitNanos} while the process lives.
      */

@@ -39,8 +39,12 @@ import java.util.List;
  * lock exclusively: if it gets it, no other process has the file open, every taken record is left by a process
  * that ended ({@link #departed}) and is freed, and the caller may recover the file; otherwise other processes
  * have it open. It then takes a free record and its lock, writes the record (state last), and, once the file is
- * ready for others, changes its users' lock to shared and lets go of the gate ({@link #admitOthers}). A close
- * takes the gate, frees the record, and the channel's close then releases every lock.
+ * ready for others, changes its users' lock to shared and lets go of the gate ({@link #admitOthers}). With no record
+ * free, it takes over the record of a process that ended without closing the file ({@link #inherited}): its lock
+ * is free, and the opener must salvage what that process left in the file under the record (segment locks, hazard
+ * slots, release stripes) before any of its threads uses the record as its own; else processes that end faster than
+ * others open the file would fill the table for good, as a process must have a record before it can salvage the
+ * ended ones. A close takes the gate, frees the record, and the channel's close then releases every lock.
  *
  * <p>The locks are POSIX record locks (Linux's {@code fcntl}, which the JDK uses): they belong to the process, and
  * closing <em>any</em> descriptor of the file in the process releases all of them. So this process must never open
@@ -92,6 +96,8 @@ public final class ProcessTable {
     /** Whether the gate could not be had in time for the close ({@link #beginLeave}): {@link #leave} goes on. */
     private boolean gateStuck;
     private List<Process> departed = List.of();
+    /** The process that ended without closing the file whose record {@link #join} took over, else {@code null}. */
+    private Process inherited;
 
     /**
      * The table of the file {@code name}, whose channel is {@code channel} and whose table bytes are {@code table}
@@ -107,9 +113,11 @@ public final class ProcessTable {
     /**
      * Joins the processes that have the file open: takes the gate, finds whether another process has the file open
      * ({@link #alone}) and, if none does, frees the records of processes that ended without closing it
-     * ({@link #departed}), then takes a record. Holds the gate until {@link #admitOthers} or {@link #leave}.
+     * ({@link #departed}), then takes a record: a free one, else one of a process that ended without closing the file
+     * ({@link #inherited}). Holds the gate until {@link #admitOthers} or {@link #leave}.
      *
-     * @throws GroveFileException if the gate stays taken, or if every record is taken
+     * @throws GroveFileException if the gate stays taken, or if every record is taken by a process that has the
+     *     file open or by one that ended and that another process is salvaging now
      */
     void join() throws IOException {
         takeGate("opening");
@@ -134,11 +142,17 @@ public final class ProcessTable {
                 slot = i;
             }
         }
+        for (int i = 0; i < SLOTS && slot < 0; i++) {
+            FileLock lock = takeOver(i);
+            if (lock != null) {
+                recordLock = lock;
+                slot = i;
+                inherited = process(i);
+            }
+        }
         if (slot < 0) {
-            int ended = endedProcesses().size();
-            throw new GroveFileException(name, "has " + SLOTS + " processes in its table already" + (ended == 0 ? ""
-                    : ", " + ended + " of which ended without closing it: a process that has the file open frees"
-                            + " their records when it runs short of memory or closes the file"));
+            throw new GroveFileException(name, "has " + SLOTS + " processes in its table already, each of which has"
+                    + " it open or ended without closing it and is being salvaged by another process");
         }
         ProcessHandle self = ProcessHandle.current();
         long base = slot * RECORD;
@@ -146,6 +160,14 @@ public final class ProcessTable {
         table.set(LONG, base + STARTED, self.info().startInstant().map(Instant::toEpochMilli).orElse(0L));
         table.set(LONG, base + OPENED, System.currentTimeMillis());
         table.set(LONG, base + STATE, TAKEN);
+    }
+
+    /**
+     * The process that had the file open and ended without closing it whose record {@link #join} took over, for want
+     * of a free one; {@code null} if none. Its leftovers are this process's to salvage, before any use.
+     */
+    Process inherited() {
+        return inherited;
     }
 
     /** Whether {@link #join} found no other process with the file open. */

@@ -516,41 +516,65 @@ final class HashTable {
                 return true;
             }
             long started = System.nanoTime();
-            TableRecovery repair = TableRecovery.whileInUse(pool, cellBytes);
-            StringBuilder repaired = new StringBuilder();
-            int count = 0;
-            for (int s = 0; s < segmentCount(); s++) {
-                MemorySegment sb = segmentBlocks[s];
-                long so = segmentOffsets[s];
-                if (!SegmentLayout.takeOver(sb, so, record + 1, holder, Thread.currentThread().threadId())) {
-                    continue;
-                }
-                try {
-                    repair.repairAbandoned(s, segmentCount(), sb, so);
-                    lockWaiters.wakeOne(s); // it freed the lock
-                } catch (RuntimeException damaged) {
-                    SegmentLayout.takeOver(sb, so, holder, record + 1, 0);
-                    lockWaiters.wakeAll(s);
-                    throw new IllegalStateException("segment " + s + " is locked by " + processes.describe(record)
-                            + ", which ended without closing the file, and cannot be repaired while the file is open ("
-                            + damaged.getMessage() + "): close every map on the file and open it again, which"
-                            + " recovers it", damaged);
-                }
-                repaired.append(count++ == 0 ? "" : ", ").append(s);
-            }
             String ended = processes.describe(record);
+            String segments = repairSegmentsLeftBy(record, ended);
             Pool.Salvage salvaged = pool.salvage(record);
             processes.free(record);
-            String report = repair.result(count).describe();
             System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> processes.file()
                     + ": " + ended + " ended without closing the file; salvaged in "
-                    + (System.nanoTime() - started) / 1_000_000 + " ms: segments [" + repaired + "] it left locked ("
-                    + report + "), " + salvaged.hazardSlots() + " hazard slots emptied, " + salvaged.deletedSlices()
+                    + (System.nanoTime() - started) / 1_000_000 + " ms: " + segments + ", "
+                    + salvaged.hazardSlots() + " hazard slots emptied, " + salvaged.deletedSlices()
                     + " deleted slices of its release stripes reclaimed, its record freed");
             return true;
         } finally {
             exitLocked();
         }
+    }
+
+    /**
+     * In a table in a file whose process record this process took over from {@code ended}, a process that ended
+     * without closing the file ({@link Pool#inherited}): repairs every segment that process left locked, whose lock
+     * names this process's record now. For the open, before any thread of this process takes a lock (a thread would
+     * take such a lock for its own process's and wait for it for ever). Returns what it repaired, for the log.
+     *
+     * @throws IllegalStateException as {@link #repairLeftBy}
+     */
+    String repairInherited(String ended) {
+        return repairSegmentsLeftBy(pool.processRecord(), ended);
+    }
+
+    /**
+     * Repairs every segment that the process in record {@code record}, {@code ended}, which ended without closing
+     * the file, left locked ({@link TableRecovery#whileInUse}), taking each lock over for the calling thread and
+     * freeing it; the caller holds the record ({@link Pool.ProcessWatch#takeOver}, or the record is this process's).
+     * Returns what it did, for the log.
+     *
+     * @throws IllegalStateException if a segment is damaged beyond what a kill leaves: it is left locked by the
+     *     ended process's record
+     */
+    private String repairSegmentsLeftBy(int record, String ended) {
+        TableRecovery repair = TableRecovery.whileInUse(pool, cellBytes);
+        StringBuilder repaired = new StringBuilder();
+        int count = 0;
+        for (int s = 0; s < segmentCount(); s++) {
+            MemorySegment sb = segmentBlocks[s];
+            long so = segmentOffsets[s];
+            if (!SegmentLayout.takeOver(sb, so, record + 1, holder, Thread.currentThread().threadId())) {
+                continue;
+            }
+            try {
+                repair.repairAbandoned(s, segmentCount(), sb, so);
+                lockWaiters.wakeOne(s); // it freed the lock
+            } catch (RuntimeException damaged) {
+                SegmentLayout.takeOver(sb, so, holder, record + 1, 0);
+                lockWaiters.wakeAll(s);
+                throw new IllegalStateException("segment " + s + " is locked by " + ended + ", which ended without"
+                        + " closing the file, and cannot be repaired while the file is open (" + damaged.getMessage()
+                        + "): close every map on the file and open it again, which recovers it", damaged);
+            }
+            repaired.append(count++ == 0 ? "" : ", ").append(s);
+        }
+        return "segments [" + repaired + "] it left locked (" + repair.result(count).describe() + ")";
     }
 
     /**

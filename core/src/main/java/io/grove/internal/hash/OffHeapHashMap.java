@@ -151,7 +151,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         try {
             pool = Pool.overRegion(header.blockSize(),
                     new Pool.FileRegion(file.blocks(), file.state(), file.hazards(), file.releases(), file.counts(),
-                            file.processRecord(), file.alone()),
+                            file.processRecord(), file.alone(), file.inherited() != null),
                     new Pool.FileHooks(file::force, file::close, syncing.onClose(), file::takeBlockSpace,
                             file::lockGrowth, file::beginClose, file.processWatch(otherProcessWaitNanos)));
         } catch (IllegalStateException e) {
@@ -174,6 +174,9 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
                         header.cellBytes());
                 pool.setRoot(map.directory());
             }
+            if (file.inherited() != null) {
+                salvageInherited(map, pool, file);
+            }
             if (syncing.everyNanos() > 0) {
                 map.syncEvery(syncing.everyNanos(), file.name());
             }
@@ -187,6 +190,31 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             pool.close();
             throw e;
         }
+    }
+
+    /**
+     * Opening in the record of a process that ended without closing the file, for want of a free one: the pool took
+     * up that process's hazard slots and release stripes; repairs the segments it left locked and logs it.
+     *
+     * @throws io.grove.GroveFileException if a segment it left is damaged beyond what a kill leaves: the open fails,
+     *     leaving the file to the recovery of its next open alone
+     */
+    private static void salvageInherited(OffHeapHashMap<?, ?> map, Pool pool, MappedFile file) {
+        long started = System.nanoTime();
+        String ended = file.inherited().toString();
+        String segments;
+        try {
+            segments = map.table.repairInherited(ended);
+        } catch (IllegalStateException damaged) {
+            pool.leaveForRecovery();
+            throw new GroveFileException(file.name(), damaged.getMessage(), damaged);
+        }
+        Pool.Salvage salvaged = pool.inherited();
+        System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> file.name() + ": "
+                + ended + " ended without closing the file; this process took its record over, its process table"
+                + " having no free record, and salvaged in " + (System.nanoTime() - started) / 1_000_000 + " ms: "
+                + segments + ", " + salvaged.hazardSlots() + " hazard slots emptied, " + salvaged.deletedSlices()
+                + " deleted slices of its release stripes taken up");
     }
 
     /**

@@ -93,6 +93,8 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     private final LongAdder releasedGranules = new LongAdder();
     private final Object slowPathLock = new Object();
     private volatile BooleanSupplier salvager = () -> false;
+    /** How many deleted slices the release stripes took up from a file's release area at construction. */
+    private long takenUp;
 
     NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards) {
         this(blocks, words, hazards, new ReleaseLists(BATCH_SIZE));
@@ -100,10 +102,12 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     /**
      * An allocator whose release stripes are also written to {@code releaseArea}, this process's part of a file's
-     * release area ({@link ReleaseLists}), taking up what it holds.
+     * release area ({@link ReleaseLists}), taking up what it holds: the deleted slices the process that used the area
+     * before left there, counted as released here ({@link #takenUp}).
      */
     NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, MemorySegment releaseArea) {
         this(blocks, words, hazards, new ReleaseLists(releaseArea, BATCH_SIZE));
+        takenUp = releaseLists.forEachHeld(this::countReleased);
     }
 
     private NovaAllocator(Blocks blocks, AllocatorWords words, HazardSlots hazards, ReleaseLists releaseLists) {
@@ -359,6 +363,11 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
         long adopted = releaseLists.adopt(other, this, this::countReleased);
         releaseLists.drainAll(this);
         return adopted;
+    }
+
+    /** How many deleted slices this allocator took up from its file's release area when it was made. */
+    long takenUp() {
+        return takenUp;
     }
 
     /** Counts an adopted slice as released here (until freed), unless it was freed already. */

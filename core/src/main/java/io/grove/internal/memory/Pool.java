@@ -55,6 +55,8 @@ public final class Pool implements MemoryPool {
     private String recoveryCause;
     /** Whether no other process has this pool's file open: its close records the allocator state as closed. */
     private boolean lastToClose;
+    /** What {@link #overRegion} salvaged of the process that ended in this process's record ({@link #inherited()}). */
+    private Salvage inherited;
     /** Whether the close leaves the file marked open for its next open to recover ({@link #leaveForRecovery}). */
     private boolean leaveMarkedOpen;
     private volatile boolean closed;
@@ -138,11 +140,12 @@ public final class Pool implements MemoryPool {
      * ({@code state}), the hazard slots of every process that has it open ({@code hazards}), their release stripes
      * ({@code releases}: {@link #RELEASE_AREA_BYTES} per record of the process table), their counts of live slices
      * and free granules ({@code counts}: {@link #COUNT_AREA_BYTES} per record, whose sums are the counts),
-     * this process's record in its process table ({@code processRecord}), and whether this process opened it with no
-     * other process having it open ({@code alone}).
+     * this process's record in its process table ({@code processRecord}), whether this process opened it with no
+     * other process having it open ({@code alone}), and whether it took that record over from a process that ended
+     * without closing the file ({@code inherited}).
      */
     public record FileRegion(MemorySegment blocks, MemorySegment state, MemorySegment hazards,
-            MemorySegment releases, MemorySegment counts, int processRecord, boolean alone) {}
+            MemorySegment releases, MemorySegment counts, int processRecord, boolean alone, boolean inherited) {}
 
     /**
      * A Nova pool over a mapped file's {@code region}, whose allocator state is kept in the file for the processes
@@ -150,7 +153,9 @@ public final class Pool implements MemoryPool {
      * continued (same bump pointer, free lists and era, so every slice and reference of the earlier pool is valid
      * again), a zero one starts empty, and one that says the pool is open (its processes ended without closing it)
      * gives a pool that {@link #needsRecovery() needs recovery}; the hazard slots, which only processes that ended
-     * filled, are emptied. Opened beside other processes: the pool goes on with what they keep in the file. Closing
+     * filled, are emptied. Opened beside other processes: the pool goes on with what they keep in the file; in a
+     * record {@link FileRegion#inherited() inherited} from a process that ended, it empties the hazard slots that
+     * process left and takes up the deleted slices of its release stripes as its own ({@link #inherited}). Closing
      * records the state if this process is the last to close the file ({@link #beginClose}), forces the file if
      * {@code file} says so, and then runs its {@code close}.
      *
@@ -174,9 +179,14 @@ public final class Pool implements MemoryPool {
         if (region.alone()) {
             slots.clearAll(); // filled by processes that ended
         }
+        int inheritedSlots = region.inherited() ? slots.clearOf(region.processRecord()) : 0;
         Pool pool = new Pool(blockSize, limit, Reclamation.NOVA, source,
                 new AllocatorWords.InFile(state, region.counts(), region.processRecord(), classCount(blockSize)), slots,
                 region.releases(), region.processRecord(), state, file, false);
+        if (region.inherited()) {
+            pool.inherited = new Salvage(inheritedSlots, ((NovaAllocator) pool.allocator).takenUp());
+            PoolStateLayout.addSalvaged(state);
+        }
         pool.lastToClose = region.alone();
         pool.recoveryCause = region.alone() ? recoveryCause(state) : null;
         pool.needsRecovery = pool.recoveryCause != null;
@@ -404,6 +414,14 @@ public final class Pool implements MemoryPool {
 
     /** What {@link #salvage} found: hazard slots emptied, deleted slices taken from release stripes. */
     public record Salvage(int hazardSlots, long deletedSlices) {}
+
+    /**
+     * What this pool salvaged of the process that ended in the record it took over ({@link FileRegion#inherited()}),
+     * when it was made; {@code null} if it took a free record, or is not over a file.
+     */
+    public Salvage inherited() {
+        return inherited;
+    }
 
     /**
      * Takes over what the process in record {@code record} of the pool's file left in the allocator when it ended

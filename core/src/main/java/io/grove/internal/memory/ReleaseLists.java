@@ -188,6 +188,18 @@ final class ReleaseLists {
         }
     }
 
+    /** Passes every reference the stripes hold to {@code action} and returns how many; before any use. */
+    long forEachHeld(LongConsumer action) {
+        long held = 0;
+        for (Stripe s : stripes) {
+            for (int i = 0; i < s.count; i++) {
+                action.accept(s.refs[i]);
+            }
+            held += s.count;
+        }
+        return held;
+    }
+
     /** Hands every stripe's partial batch to {@code sink}; skips a stripe whose guard is held right now. */
     void drainAll(BatchSink sink) {
         for (Stripe s : stripes) {
