@@ -724,6 +724,46 @@ class SharedFileTest {
         return file;
     }
 
+    /**
+     * A draft that a creator ended without removing (killed while making the file, or just after giving it its name)
+     * stays beside the file, a sparse file as large as the map's: the next open of the file deletes each draft whose
+     * creation lock (byte 3) no process holds (here made by hand, one with a negative time in its name as
+     * {@code System.nanoTime} may give), and leaves one whose creator is alive (a child holds its creation lock) until
+     * an open after that child ended. Files whose names only look like a draft's are never touched.
+     */
+    @Test
+    void anOpenDeletesTheDraftsThatCreatorsWhichEndedLeftAndOnlyThose() throws Exception {
+        Path file = fileWithOneEntry("drafted.grove");
+        Path left = dir.resolve(".drafted.grove.999999-12345.creating");
+        Path leftEarlier = dir.resolve(".drafted.grove.999998--12345.creating");
+        Path held = dir.resolve(".drafted.grove.999997-12345.creating");
+        List<Path> untouched = List.of(dir.resolve(".drafted.grove.x.999996-12345.creating"),
+                dir.resolve(".drafted.grove.notes.creating"), dir.resolve(".drafted.grove.999995-1.creating.txt"));
+        for (Path draft : List.of(left, leftEarlier, held)) {
+            Files.write(draft, new byte[4096]);
+        }
+        for (Path other : untouched) {
+            Files.writeString(other, "not a draft");
+        }
+        Path output = dir.resolve("creator.out");
+        Process creator = child(GateHolder.class, output, held.toString(), "3");
+        try {
+            awaitHolding(creator, output);
+            assertOpensWithOneEntry(file);
+            assertFalse(Files.exists(left), "left by a creator that ended");
+            assertFalse(Files.exists(leftEarlier), "left by a creator that ended");
+            assertTrue(Files.exists(held), "its creator is alive");
+        } finally {
+            creator.destroyForcibly();
+            assertTrue(creator.waitFor(1, TimeUnit.MINUTES), "the creator did not end");
+        }
+        assertOpensWithOneEntry(file);
+        assertFalse(Files.exists(held), "left by a creator that ended");
+        for (Path other : untouched) {
+            assertEquals("not a draft", Files.readString(other), other.toString());
+        }
+    }
+
     /** Opens {@code file} ({@link #fileWithOneEntry}) and checks that its map holds exactly {@code 1 -> "one"}. */
     private static void assertOpensWithOneEntry(Path file) {
         try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {

@@ -9,15 +9,20 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 /**
  * A Grove file, mapped whole: its header page ({@link FileHeader}), the pool's state record, then the pool's
@@ -41,8 +46,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * open file's channel.
  */
 public final class MappedFile implements AutoCloseable {
-    /** The channels of the files this process has open, by real path. */
-    private static final Map<Path, FileChannel> OPEN = new ConcurrentHashMap<>();
+    /** The files this process has open, by real path. */
+    private static final Map<Path, Opened> OPEN = new ConcurrentHashMap<>();
+
+    /** A file this process has open: its channel, and its identity in the file system (inode). */
+    private record Opened(FileChannel channel, Object fileKey) {}
     /**
      * What {@link #takeSpace} writes, a page at a time: the page cache makes its folios as large as the writes that
      * create them (Linux 6.18, ext4), and a store into the mapping dirties, and the writeback then writes, a whole
@@ -100,6 +108,7 @@ public final class MappedFile implements AutoCloseable {
         if (parent != null && !Files.isDirectory(parent)) {
             throw new GroveFileException(name, "cannot be created: its directory does not exist");
         }
+        deleteAbandonedDrafts(path);
         try {
             return open(path, name, wanted, gateWaitNanos);
         } catch (NoSuchFileException missing) {
@@ -108,8 +117,8 @@ public final class MappedFile implements AutoCloseable {
             }
             try {
                 return create(path, name, wanted, gateWaitNanos);
-            } catch (FileAlreadyExistsException raced) {
-                return openOrCreate(path, wanted, gateWaitNanos); // created by another process meanwhile
+            } catch (FileAlreadyExistsException | DraftDeleted raced) {
+                return openOrCreate(path, wanted, gateWaitNanos); // created, or our draft deleted, meanwhile
             } catch (IOException e) {
                 throw new GroveFileException(name, "cannot be created: " + e, e);
             }
@@ -160,7 +169,8 @@ public final class MappedFile implements AutoCloseable {
             throw new GroveFileException(name, "is a directory");
         }
         try {
-            FileChannel openHere = OPEN.get(path.toRealPath());
+            Opened opened = OPEN.get(path.toRealPath());
+            FileChannel openHere = opened != null ? opened.channel() : null;
             FileChannel channel = openHere != null ? openHere : FileChannel.open(path, StandardOpenOption.READ);
             Arena arena = Arena.ofShared();
             try {
@@ -206,8 +216,9 @@ public final class MappedFile implements AutoCloseable {
      * {@code path} a file whose creation has not ended: one that opened it meanwhile took it for a file that is not a
      * Grove file ("is empty"), and a creator killed midway left such a file there for good. A creator killed before
      * the link leaves its draft instead, a sparse file of {@link FileHeader#maxFileSize} bytes of which only the
-     * first pages are on the device, which nothing reads and which may be deleted; one killed right after the link
-     * leaves the draft's name as a second name of the file, which may be deleted too.
+     * first pages are on the device, which nothing reads; one killed right after the link leaves the draft's name as
+     * a second name of the file. The next open of the file deletes either ({@link #deleteAbandonedDrafts}): the
+     * creator holds the draft's creation lock from right after its creation until it removed the draft's name.
      *
      * @throws FileAlreadyExistsException if another process created {@code path} meanwhile (nothing is left)
      */
@@ -220,9 +231,14 @@ public final class MappedFile implements AutoCloseable {
                 StandardOpenOption.WRITE);
         boolean registered = false;
         MappedFile file = null;
+        FileLock creating = null;
         boolean linked;
         try {
-            registerAs(real, name, channel);
+            creating = ProcessTable.tryLockCreation(channel);
+            if (creating == null) { // an open's look for abandoned drafts got there first
+                throw new DraftDeleted();
+            }
+            registerAs(real, name, channel, Files.readAttributes(draft, BasicFileAttributes.class).fileKey());
             registered = true;
             takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
             file = map(name, real, channel, wanted, true, gateWaitNanos); // extends the file, sparsely
@@ -248,11 +264,70 @@ public final class MappedFile implements AutoCloseable {
                 // the file is sound, and may be open elsewhere already: only a second name of it is left
             }
         }
+        try {
+            creating.release();
+        } catch (IOException stillHeld) {
+            // held until the close: only a look for abandoned drafts of this file's name reads it
+        }
         return file;
+    }
+
+    /**
+     * Thrown by {@link #create} when an open looking for abandoned drafts ({@link #deleteAbandonedDrafts}) took the
+     * new draft for one, between its creation and its creator's taking of its creation lock: create it again.
+     */
+    private static final class DraftDeleted extends IOException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        DraftDeleted() {
+            super("the draft was taken for an abandoned one and deleted");
+        }
+    }
+
+    /**
+     * Deletes the drafts of {@code path} ({@link #create}) that creators left when they ended before their draft's
+     * name was removed: a sparse file of the map's size, or a second name of the file. A creator holds the creation
+     * lock of its draft ({@link ProcessTable#tryLockCreation}) from the draft's creation until it removed that name,
+     * so a draft whose lock is free is left. Skipped, as probing them would close a descriptor of a file this process
+     * holds locks on (which releases every one of them): this process's own drafts, and a draft that is a name of a
+     * file this process has open. A draft that cannot be probed or deleted is left: nothing reads it.
+     */
+    private static void deleteAbandonedDrafts(Path path) {
+        Path dir = path.toAbsolutePath().getParent();
+        String prefix = "." + path.getFileName() + ".";
+        String self = ProcessHandle.current().pid() + "-";
+        try (DirectoryStream<Path> drafts = Files.newDirectoryStream(dir, p -> {
+            String n = p.getFileName().toString();
+            return n.startsWith(prefix) && n.endsWith(DRAFT_SUFFIX) && !n.startsWith(self, prefix.length())
+                    && DRAFT_STAMP.matcher(n.substring(prefix.length(), n.length() - DRAFT_SUFFIX.length())).matches();
+        })) {
+            for (Path draft : drafts) {
+                BasicFileAttributes found = Files.readAttributes(draft, BasicFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS);
+                Object key = found.fileKey();
+                if (!found.isRegularFile() || key == null
+                        || OPEN.values().stream().anyMatch(o -> key.equals(o.fileKey()))) {
+                    continue;
+                }
+                try (FileChannel channel = FileChannel.open(draft, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                        FileLock left = ProcessTable.tryLockCreation(channel)) {
+                    if (left != null) {
+                        Files.deleteIfExists(draft);
+                    }
+                } catch (IOException | OverlappingFileLockException probeFailed) {
+                    // left: removed by a later open, or by hand
+                }
+            }
+        } catch (IOException cannotList) {
+            // drafts left, if any: nothing reads them
+        }
     }
 
     /** The end of a draft's name ({@link #create}): {@code .<file name>.<pid>-<nanos>.creating}. */
     private static final String DRAFT_SUFFIX = ".creating";
+    /** What a draft's name holds between the file's name and {@link #DRAFT_SUFFIX}: its creator's pid and a time. */
+    private static final Pattern DRAFT_STAMP = Pattern.compile("\\d+--?\\d+");
 
     /**
      * Gives the draft {@code draft} the name {@code path}: a hard link, which fails if {@code path} exists; returns
@@ -268,6 +343,11 @@ public final class MappedFile implements AutoCloseable {
             return true;
         } catch (FileAlreadyExistsException exists) {
             throw exists;
+        } catch (NoSuchFileException deleted) {
+            if (Files.notExists(draft, LinkOption.NOFOLLOW_LINKS)) {
+                throw new DraftDeleted();
+            }
+            throw deleted;
         } catch (UnsupportedOperationException | FileSystemException noHardLinks) {
             Files.move(draft, path);
             return false;
@@ -395,13 +475,16 @@ public final class MappedFile implements AutoCloseable {
 
     private static Path register(Path path, String name, FileChannel channel) throws IOException {
         Path real = path.toRealPath();
-        registerAs(real, name, channel);
+        registerAs(real, name, channel, Files.readAttributes(real, BasicFileAttributes.class).fileKey());
         return real;
     }
 
-    /** Records that this process has the file whose real path is {@code real} open, on {@code channel}. */
-    private static void registerAs(Path real, String name, FileChannel channel) {
-        if (OPEN.putIfAbsent(real, channel) != null) {
+    /**
+     * Records that this process has the file whose real path is {@code real} and whose identity is {@code fileKey}
+     * ({@link BasicFileAttributes#fileKey}) open, on {@code channel}.
+     */
+    private static void registerAs(Path real, String name, FileChannel channel, Object fileKey) {
+        if (OPEN.putIfAbsent(real, new Opened(channel, fileKey)) != null) {
             throw new IllegalStateException(name + " is open already in this process (as " + real + ")");
         }
     }

@@ -29,6 +29,8 @@ import java.util.List;
  *   byte 1                  the users' lock: shared by every process that has the file open; exclusive only
  *                           under the gate, by an opener that found no other process
  *   byte 2                  the growth lock: exclusive while a process has the device take new blocks
+ *   byte 3                  the creation lock: exclusive while a process makes the file under a draft name,
+ *                           from the draft's creation until the draft's name is removed ({@code MappedFile})
  *   byte 64 + i             record i's lock: exclusive by the process in record i while it has the file open
  * </pre>
  *
@@ -60,6 +62,8 @@ public final class ProcessTable {
     private static final long GATE = 0;
     private static final long USERS = 1;
     private static final long GROWTH = 2;
+    /** The creation lock's byte ({@link #lockCreation}). */
+    private static final long CREATION = 3;
     private static final long FIRST_RECORD_LOCK = 64;
     private static final long RECORD = 64;
     private static final long FREE = 0;
@@ -260,6 +264,15 @@ public final class ProcessTable {
                         + " to finish opening or closing it");
             }
         }
+    }
+
+    /**
+     * Tries the creation lock of the file (or draft) open on {@code channel}: held by its creator from the moment the
+     * draft exists until its draft name is removed, so a draft whose lock is free was left by a creator that ended.
+     * Returns {@code null} if another process holds it.
+     */
+    static FileLock tryLockCreation(FileChannel channel) throws IOException {
+        return channel.tryLock(CREATION, 1, false);
     }
 
     /** Takes the growth lock, waiting while another process holds it. */
