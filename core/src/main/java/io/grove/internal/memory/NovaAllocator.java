@@ -397,6 +397,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     PoolSweep.Result recover(long[] live, long reservedGranules, long era) {
         blocks.restore(reservedGranules, 0);
         releaseLists.clear(); // the sweep frees every granule outside the live slices: those the stripes name,
+        releasedGranules.reset(); // (counted when taken up)
         words.clearHeads(); // those on the lists
         words.clearCounts(); // and counts them
         PoolSweep.Result result = PoolSweep.sweep(blocks, freeLists, live, reservedGranules);

@@ -93,6 +93,29 @@ class NovaAllocatorTest {
         assertEquals(0, MemorySegment.ofArray(left).get(ValueLayout.JAVA_LONG, 8), "the adopted stripe is emptied");
     }
 
+    /**
+     * An allocator made over a file's release area that names deleted slices (left by the process that had its record
+     * before: one that ended, or one that closed while another process's writer held them) counts them as released
+     * until it frees them, as an adoption does, so the footprint's released bytes end at 0 rather than below.
+     */
+    @Test
+    void deletedSlicesTakenUpFromAReleaseAreaCountAsReleasedUntilFreed() {
+        long ref = pool.allocate(200);
+        long capacity = pool.footprint().allocatedBytes();
+        assertTrue(pool.delete(ref)); // as the process before did; its reclaim never came
+        long[] left = new long[(int) (ReleaseLists.FILE_STRIPES * ReleaseLists.stripeBytes(NovaAllocator.BATCH_SIZE)
+                / 8)];
+        left[3] = ref;
+        int classes = FreeLists.classCount(BLOCK >>> SliceHeader.GRANULE_SHIFT);
+        NovaAllocator taker = new NovaAllocator(pool.blocks(), new AllocatorWords.OnHeap(classes),
+                new HazardSlots.OnHeap(), MemorySegment.ofArray(left));
+        assertEquals(1, taker.takenUp());
+        assertEquals(capacity, taker.releasedBytes());
+        taker.save(); // reclaims what its stripes hold
+        assertFalse(pool.isLive(ref));
+        assertEquals(0, taker.releasedBytes());
+    }
+
     @Test
     void reclaimedSliceIsReusedWithANewVersionAndOldReferencesStayStale() {
         long old = pool.allocate(200);
