@@ -62,7 +62,7 @@ public final class ProcessTable {
     private static final long GATE = 0;
     private static final long USERS = 1;
     private static final long GROWTH = 2;
-    /** The creation lock's byte ({@link #lockCreation}). */
+    /** The creation lock's byte ({@link #tryLockCreation}). */
     private static final long CREATION = 3;
     private static final long FIRST_RECORD_LOCK = 64;
     private static final long RECORD = 64;
