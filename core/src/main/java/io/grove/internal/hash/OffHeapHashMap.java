@@ -140,8 +140,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * had it open is recovered first ({@link #recover}). An operation waits at most {@code otherProcessWaitNanos} for
      * a segment another live process holds, and the open and the close as long for another process's open or close.
      *
-     * @throws io.grove.GroveFileException if the file is not a sound Grove file, its process table is full, or
-     *     cannot be opened, created, mapped or recovered
+     * @throws io.grove.GroveFileException if the file is not a sound Grove file, its process table is full (every
+     *     record held by a live process or being salvaged), or it cannot be opened, created, mapped or recovered
      */
     public static <K, V> OffHeapHashMap<K, V> inFile(Path path, FileHeader header, Serializer<K> keySerializer,
             Serializer<V> valueSerializer, long expectedSize, Bounds<K, V> bounds, Syncing syncing,
