@@ -860,6 +860,23 @@ class SharedFileTest {
     }
 
     /**
+     * The recovery of a file that a process killed after removing entries left open counts no memory as released: the
+     * deleted slices its release stripes name, which the recovering process takes up with its record and counts as
+     * released, are freed by the recovery's sweep, which counts anew. Without the count reset the footprint reported
+     * them released for good.
+     */
+    @Test
+    void aRecoveredFileCountsNoMemoryAsReleased() throws Exception {
+        Path file = dir.resolve("released.grove");
+        long size = 256L << 20;
+        removeThenKill(file, size, "1000", 40, dir.resolve("remover.out"));
+        try (GroveHashMap<Long, String> map = Remover.builder(file, size).build()) {
+            assertEquals(960, map.size());
+            assertEquals(0, map.footprint().releasedBytes(), map.footprint().toString());
+        }
+    }
+
+    /**
      * Runs a {@link Remover} child on {@code file} (of at most {@code size} bytes) that puts {@code count} entries and
      * removes {@code removed} of them, printing to {@code output}, and kills it once it has removed them; returns it.
      */
