@@ -221,6 +221,7 @@ public final class MappedFile implements AutoCloseable {
      * creator holds the draft's creation lock from right after its creation until it removed the draft's name.
      *
      * @throws FileAlreadyExistsException if another process created {@code path} meanwhile (nothing is left)
+     * @throws DraftDeleted if an open took the new draft for an abandoned one (nothing is left)
      */
     private static MappedFile create(Path path, String name, FileHeader wanted, long gateWaitNanos)
             throws IOException {
@@ -235,10 +236,7 @@ public final class MappedFile implements AutoCloseable {
         boolean linked;
         try {
             creating = ProcessTable.tryLockCreation(channel);
-            if (creating == null) { // an open's look for abandoned drafts got there first
-                throw new DraftDeleted();
-            }
-            registerAs(real, name, channel, Files.readAttributes(draft, BasicFileAttributes.class).fileKey());
+            registerAs(real, name, channel, lockedDraftKey(creating, draft));
             registered = true;
             takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
             file = map(name, real, channel, wanted, true, gateWaitNanos); // extends the file, sparsely
@@ -270,6 +268,26 @@ public final class MappedFile implements AutoCloseable {
             // held until the close: only a look for abandoned drafts of this file's name reads it
         }
         return file;
+    }
+
+    /**
+     * The file key of the new {@code draft} whose creation lock its creator tried to take ({@code creating}, null if
+     * refused). An open looking for abandoned drafts ({@link #deleteAbandonedDrafts}) holds that lock from before it
+     * deletes a draft until after, so one that took the new draft for abandoned, between its creation and the
+     * creator's try, holds the lock still or has removed the name; once the creator holds the lock and finds the name,
+     * no open deletes it.
+     *
+     * @throws DraftDeleted if the lock was refused or the name is gone
+     */
+    private static Object lockedDraftKey(FileLock creating, Path draft) throws IOException {
+        if (creating == null) {
+            throw new DraftDeleted();
+        }
+        try {
+            return Files.readAttributes(draft, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (NoSuchFileException deleted) {
+            throw new DraftDeleted();
+        }
     }
 
     /**
@@ -343,11 +361,6 @@ public final class MappedFile implements AutoCloseable {
             return true;
         } catch (FileAlreadyExistsException exists) {
             throw exists;
-        } catch (NoSuchFileException deleted) {
-            if (Files.notExists(draft, LinkOption.NOFOLLOW_LINKS)) {
-                throw new DraftDeleted();
-            }
-            throw deleted;
         } catch (UnsupportedOperationException | FileSystemException noHardLinks) {
             Files.move(draft, path);
             return false;

@@ -46,7 +46,8 @@ import java.util.List;
  * is free, and the opener must salvage what that process left in the file under the record (segment locks, hazard
  * slots, release stripes) before any of its threads uses the record as its own; else processes that end faster than
  * others open the file would fill the table for good, as a process must have a record before it can salvage the
- * ended ones. A close takes the gate, frees the record, and the channel's close then releases every lock.
+ * ended ones. A close takes the gate, frees the record and lets go of its record's lock, of the users' lock and
+ * last of the gate, so that the next opener finds the users' lock as the close left it.
  *
  * <p>The locks are POSIX record locks (Linux's {@code fcntl}, which the JDK uses): they belong to the process, and
  * closing <em>any</em> descriptor of the file in the process releases all of them. So this process must never open
@@ -155,6 +156,7 @@ public final class ProcessTable {
             }
         }
         if (slot < 0) {
+            releaseUsersThenGate();
             throw new GroveFileException(name, "has " + SLOTS + " processes in its table already, each of which has"
                     + " it open or ended without closing it and is being salvaged by another process");
         }
@@ -229,8 +231,8 @@ public final class ProcessTable {
     }
 
     /**
-     * Leaves the table: frees this process's record (under the gate, if it can be had in time) and its lock. The
-     * channel's close then releases the others.
+     * Leaves the table: frees this process's record (under the gate, if it can be had in time) and its lock, then
+     * lets go of the users' lock and only then of the gate ({@link #releaseUsersThenGate}).
      */
     void leave() throws IOException {
         if (slot < 0) {
@@ -246,6 +248,24 @@ public final class ProcessTable {
         table.set(LONG, slot * RECORD + STATE, FREE);
         recordLock.release();
         slot = -1;
+        releaseUsersThenGate();
+    }
+
+    /**
+     * Lets go of the users' lock, then of the gate: an opener that takes the gate next must find the users' lock as
+     * this process leaves it. (The channel's close would release both, in an order of its own: an opener that took
+     * the gate before the last closer's users' lock was released took itself for one of several processes, and the
+     * pool state, marked closed, for damaged.)
+     */
+    private void releaseUsersThenGate() throws IOException {
+        if (users != null) {
+            users.release();
+            users = null;
+        }
+        if (gate != null) {
+            gate.release();
+            gate = null;
+        }
     }
 
     private void takeGate(String doing) throws IOException {
