@@ -144,6 +144,7 @@ public final class StressRun {
     public long runAndCheck(String what, Supplier<String> figures) throws InterruptedException {
         long start = System.nanoTime();
         deadline = start + HARD_CAP_NANOS;
+        MachineLoad load = new MachineLoad();
         Runnable release = () -> {
             for (Thread t : threads) {
                 t.start();
@@ -178,7 +179,7 @@ public final class StressRun {
         }
         if (cappedOut) {
             throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(HARD_CAP_NANOS)
-                    + " s before finishing its work; " + figures.get() + "\n" + beforeCap);
+                    + " s before finishing its work; " + figures.get() + "\n" + load.since() + "\n" + beforeCap);
         }
         System.out.println(what + ": " + elapsed + " ms; " + figures.get());
         return elapsed;
