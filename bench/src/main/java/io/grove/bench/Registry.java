@@ -221,6 +221,7 @@ public final class Registry {
             OrderedContender.CSLM,
             OrderedContender.OFF_HEAP_SKIPLIST,
             RollupContender.GROVE,
+            RollupContender.GROVE_LAID_OUT,
             RollupContender.CSLM,
             BatchContender.GROVE,
             BatchContender.GROVE_SNAPSHOTS,

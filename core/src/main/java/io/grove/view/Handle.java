@@ -29,9 +29,10 @@ public interface Handle extends ReadView {
      * Applies {@code reader} to a scoped view of the bytes and returns its result: the bytes it saw are one state of
      * the value (no in-place update overlapped them), and the entry was not removed while it ran.
      *
-     * <p>If an in-place update overlaps the function, what it returned or threw is discarded and it runs again on
-     * the new state, so it may run more than once: it must have no side effects, and anything it throws on bytes
-     * that an update was changing is discarded.
+     * <p>If an in-place update overlaps the function, or the map moves the value meanwhile (an ordered map built
+     * with {@code layOutForScans()} moves pairs into key order as it is scanned, also when no one writes), what it
+     * returned or threw is discarded and it runs again on the new state or place, so it may run more than once: it
+     * must have no side effects, and anything it throws on bytes that an update was changing is discarded.
      *
      * @throws ConcurrentModificationException if the entry was removed before or while {@code reader} ran; an
      *     exception thrown by {@code reader} on bytes changed by such a removal is replaced by this one

@@ -33,8 +33,11 @@ final class GroveRollup implements RollupIndex {
     private final GroveSortedMap<byte[], byte[]> map;
     private final ZeroCopySortedMap<byte[], byte[]> zc;
 
-    GroveRollup(long memoryLimit) {
-        this.map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit).build();
+    /** An index with an off-heap limit of {@code memoryLimit}; {@code layOut}: built with {@code layOutForScans()}. */
+    GroveRollup(long memoryLimit, boolean layOut) {
+        GroveSortedMap.Builder<byte[], byte[]> builder =
+                GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(memoryLimit);
+        this.map = (layOut ? builder.layOutForScans() : builder).build();
         this.zc = map.zc();
     }
 
@@ -46,9 +49,11 @@ final class GroveRollup implements RollupIndex {
         final byte[] value = new byte[VALUE_SIZE];
         final Aggregator aggregator = new Aggregator();
         final RollupThread t;
-        /** The query's dimension, and the row being read. */
+        /** The query's dimension, and the metrics of the row being read. */
         int dimension;
-        int groupValue;
+        long count;
+        long sum;
+        long max;
         long rows;
 
         Local(RollupThread t) {
@@ -57,15 +62,21 @@ final class GroveRollup implements RollupIndex {
 
         @Override
         public void accept(Map.Entry<Handle, Handle> row) {
-            groupValue = row.getKey().getInt(Long.BYTES + Integer.BYTES * dimension);
+            int groupValue = row.getKey().getInt(Long.BYTES + Integer.BYTES * dimension);
             row.getValue().read(this);
+            t.group(groupValue, count, sum, max);
             rows++;
         }
 
-        /** Reads a row's metrics in one consistent read and adds them to its group. */
+        /**
+         * Reads a row's metrics in one consistent read. Without side effects beyond these fields, as {@link
+         * Handle#read} asks: it runs again if the value changes or moves under it.
+         */
         @Override
         public Object apply(ReadView value) {
-            t.group(groupValue, value.getLong(COUNT), value.getLong(SUM), value.getLong(MAX));
+            count = value.getLong(COUNT);
+            sum = value.getLong(SUM);
+            max = value.getLong(MAX);
             return null;
         }
     }

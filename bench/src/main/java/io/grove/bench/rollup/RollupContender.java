@@ -17,7 +17,11 @@ public record RollupContender(String name, Placement placement, String descripti
             "GroveSortedMap<byte[], byte[]>: 28-byte keys (time, 5 dimensions), 24-byte values (count, sum, max)"
                     + " aggregated in place by zc().putIfAbsentComputeIfPresent; queries stream zc().subMap;"
                     + " off-heap limit = budget - small heap",
-            config -> new GroveRollup(config.offHeapLimit()));
+            config -> new GroveRollup(config.offHeapLimit(), false));
+    public static final RollupContender GROVE_LAID_OUT = new RollupContender("grove-sorted-lo", Placement.OFF_HEAP,
+            "grove-sorted with GroveSortedMap.Builder.layOutForScans() (queries move the rows they read twice into"
+                    + " key order)",
+            config -> new GroveRollup(config.offHeapLimit(), true));
     public static final RollupContender CSLM = new RollupContender("cslm", Placement.ON_HEAP,
             "ConcurrentSkipListMap<Row, Aggregate> on heap, merge(new Row, new Aggregate, combine) per event;"
                     + " queries iterate subMap; -Xmx = budget",
