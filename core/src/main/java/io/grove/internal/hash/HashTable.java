@@ -570,7 +570,9 @@ final class HashTable {
                 lockWaiters.wakeAll(s);
                 throw new IllegalStateException("segment " + s + " is locked by " + ended + ", which ended without"
                         + " closing the file, and cannot be repaired while the file is open (" + damaged.getMessage()
-                        + "): close every map on the file and open it again, which recovers it", damaged);
+                        + "): close every map on the file and open it again, whose recovery of the whole file repairs"
+                        + " it or, if the segment is damaged beyond what a kill leaves, refuses the file saying why",
+                        damaged);
             }
             repaired.append(count++ == 0 ? "" : ", ").append(s);
         }
