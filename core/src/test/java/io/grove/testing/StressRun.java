@@ -168,7 +168,7 @@ public final class StressRun {
                 cappedOut = true;
                 failure.compareAndSet(null, new AssertionError(what + ": a worker (" + t
                         + ") did not stop within 10 s after the cap: hung (deadlock or livelock)? " + figures.get()
-                        + "\n" + stacksOfLiveWorkers()));
+                        + "\n" + load.since() + "\n" + stacksOfLiveWorkers() + "\n" + otherRunnableThreads()));
                 break;
             }
         }
@@ -179,7 +179,8 @@ public final class StressRun {
         }
         if (cappedOut) {
             throw new AssertionError(what + " reached the hard cap of " + TimeUnit.NANOSECONDS.toSeconds(HARD_CAP_NANOS)
-                    + " s before finishing its work; " + figures.get() + "\n" + load.since() + "\n" + beforeCap);
+                    + " s before finishing its work; " + figures.get() + "\n" + load.since() + "\n" + beforeCap + "\n"
+                    + otherRunnableThreads());
         }
         System.out.println(what + ": " + elapsed + " ms; " + figures.get());
         return elapsed;
@@ -197,6 +198,25 @@ public final class StressRun {
             }
         }
         return "";
+    }
+
+    /**
+     * The platform threads of this JVM that are not workers of this run and are runnable now, with their first frames:
+     * a thread an earlier test left running would slow this run down (the carriers of virtual threads are among them).
+     */
+    private String otherRunnableThreads() {
+        StringBuilder out = new StringBuilder("other runnable platform threads of this JVM:");
+        Thread.getAllStackTraces().forEach((t, frames) -> {
+            if (t.getState() == Thread.State.RUNNABLE && t != Thread.currentThread() && !threads.contains(t)
+                    && t.getThreadGroup() != null && !"system".equals(t.getThreadGroup().getName())
+                    && !t.getName().startsWith("surefire-")) {
+                out.append("\n    ").append(t);
+                for (int i = 0; i < Math.min(frames.length, 6); i++) {
+                    out.append("\n        at ").append(frames[i]);
+                }
+            }
+        });
+        return out.toString();
     }
 
     /**
