@@ -241,7 +241,9 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
          * to twice the bytes of its pairs; when the pool's limit leaves no fresh memory, pairs stay where they are.
          * Time: the scan that lays a chunk out copies its pairs (a few milliseconds for 4,096 pairs of 1 KB).
          * Handles: a stream's handles follow the pair they point at when it moves (so one thread at a time reads an
-         * element's handles, as the stream re-points them at the next element anyway); a handle that outlives its read
+         * element's handles, as the stream re-points them at the next element anyway), and a consistent read that a
+         * move overlaps runs its function again at the new place ({@link io.grove.view.Handle#read}, whose function
+         * must so have no side effects even when nothing writes the map); a handle that outlives its read
          * ({@code zc().get}, the iterators of the {@code zc()} sets) marks its chunk, and the pairs of a marked chunk's
          * range are never moved again. Not allowed together with {@link #snapshots()}, nor with a shared {@link #pool}
          * whose reclamation never reuses memory ({@link Reclamation#GROW_ONLY}).

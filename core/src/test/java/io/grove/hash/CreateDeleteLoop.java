@@ -6,9 +6,9 @@ import java.nio.file.Path;
 
 /**
  * A child JVM of {@link SharedFileTest}: opens (creating it if missing), closes and deletes one map file over and over
- * for a while, beside other processes doing the same, so that its opens' looks for abandoned drafts meet the others'
- * creations. Arguments: file, seconds. Prints {@code ready}, then {@code done N} after N rounds; any failure ends
- * the process with a stack trace and status 1.
+ * for a while, beside other processes doing the same, so that its opens meet the others' creations, opens and
+ * closes. Arguments: file, seconds. Prints {@code done N} after N rounds; any failure ends the process with a
+ * stack trace and status 1.
  */
 public final class CreateDeleteLoop {
     private CreateDeleteLoop() {}
@@ -16,13 +16,11 @@ public final class CreateDeleteLoop {
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[0]);
         long end = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000_000L;
-        System.out.println("ready");
-        System.out.flush();
         System.out.println("done " + rounds(file, end));
     }
 
     /** Opens, closes and deletes {@code file} until {@link System#nanoTime} passes {@code end}; returns the rounds. */
-    static long rounds(Path file, long end) throws Exception {
+    private static long rounds(Path file, long end) throws Exception {
         long rounds = 0;
         for (; System.nanoTime() - end < 0; rounds++) {
             GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build();
