@@ -9,11 +9,11 @@ import java.util.List;
  * The command that runs a class of these tests in a child JVM: this JVM's {@code java}, the module's classes; and how
  * such a child, once it prints what the test waits for, stays where it is until the test kills it.
  */
-final class ChildJvm {
+public final class ChildJvm {
     private ChildJvm() {}
 
     /** {@code java -Xmx256m -cp <classes>:<test classes> main args...}. */
-    static ProcessBuilder of(Class<?> main, String... args) {
+    public static ProcessBuilder of(Class<?> main, String... args) {
         Path classes = Path.of("target", "classes").toAbsolutePath();
         Path testClasses = Path.of("target", "test-classes").toAbsolutePath();
         String java = ProcessHandle.current().info().command()
