@@ -7,7 +7,8 @@ import io.grove.bench.WorkerConfig;
 import java.util.function.Function;
 
 /**
- * The contenders of the rollup family: Grove's ordered map, and {@code ConcurrentSkipListMap} with {@code merge}.
+ * The contenders of the rollup family: Grove's ordered map, as built by default and laying its rows out in key order
+ * for its queries, and {@code ConcurrentSkipListMap} with {@code merge}.
  *
  * @param opener builds the empty index inside the worker JVM
  */
