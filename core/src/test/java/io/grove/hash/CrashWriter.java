@@ -67,7 +67,7 @@ public final class CrashWriter {
      * (about half of {@link #value}'s values, so puts move entries between cells and slices of their own, and the
      * zero-copy updates move entries out of their cells).
      */
-    static GroveHashMap.Builder<Long, String> builder(Path file, boolean cells) {
+    public static GroveHashMap.Builder<Long, String> builder(Path file, boolean cells) {
         GroveHashMap.Builder<Long, String> builder = GroveHashMap.builder(Serializers.longs(), Serializers.strings())
                 .file(file).maxFileSize(256L << 20).expectedSize(64);
         return cells ? builder.inlineEntries(Long.BYTES, 160) : builder;

@@ -177,7 +177,7 @@ class SharedFileTest {
     void aWaitForAnotherProcessesLockEndsNamingItAndAKilledHoldersSegmentIsRepaired() throws Exception {
         Path file = dir.resolve("held.grove");
         Path output = dir.resolve("holder.out");
-        Process holder = child(LockHolder.class, output, file.toString());
+        Process holder = ChildJvm.start(LockHolder.class, output, file.toString());
         try {
             awaitHolding(holder, output);
             try (GroveHashMap<Long, String> map =
@@ -232,7 +232,7 @@ class SharedFileTest {
     void theLastCloseAfterAnotherProcessEndedLeavesTheFileToARecovery() throws Exception {
         Path file = dir.resolve("ended.grove");
         Path output = dir.resolve("idle.out");
-        Process idle = child(LockHolder.class, output, file.toString(), "idle");
+        Process idle = ChildJvm.start(LockHolder.class, output, file.toString(), "idle");
         try {
             awaitHolding(idle, output);
             try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
@@ -263,7 +263,7 @@ class SharedFileTest {
     void aStoppedHolderIsWaitedForWithinTheBoundAndBothGoOnOnceItContinues() throws Exception {
         Path file = dir.resolve("stopped.grove");
         Path output = dir.resolve("busy.out");
-        Process holder = child(LockHolder.class, output, file.toString(), "busy");
+        Process holder = ChildJvm.start(LockHolder.class, output, file.toString(), "busy");
         try {
             awaitHolding(holder, output);
             try (GroveHashMap<Long, String> map =
@@ -333,7 +333,7 @@ class SharedFileTest {
                 assertArrayEquals(values[k], handles[k].toByteArray());
             }
             Path output = dir.resolve("replacer.out");
-            Process replacer = child(Replacer.class, output, file.toString(), String.valueOf(keys));
+            Process replacer = ChildJvm.start(Replacer.class, output, file.toString(), String.valueOf(keys));
             long ownBytes = 0;
             long failed = 0;
             try {
@@ -375,10 +375,10 @@ class SharedFileTest {
         long count = 5_000;
         AtomicLong evicted = new AtomicLong();
         try (GroveHashMap<Long, String> map = BoundedWriter.open(file, evicted)) {
-            Process child = child(BoundedWriter.class, output, file.toString(), String.valueOf(count),
+            Process child = ChildJvm.start(BoundedWriter.class, output, file.toString(), String.valueOf(count),
                     String.valueOf(count));
             try {
-                awaitLine(child, output, "ready");
+                ChildJvm.awaitLine(child, output, "ready");
                 OutputStream go = child.getOutputStream();
                 go.write('\n');
                 go.flush();
@@ -410,7 +410,7 @@ class SharedFileTest {
             map.put(-1L, "here first");
             long reservedBefore = map.footprint().reservedBytes();
             Path output = dir.resolve("grower.out");
-            Process grower = child(Replacer.class, output, file.toString(), String.valueOf(keys));
+            Process grower = ChildJvm.start(Replacer.class, output, file.toString(), String.valueOf(keys));
             try {
                 assertTrue(grower.waitFor(2, TimeUnit.MINUTES), "the child did not end");
                 assertEquals(0, grower.exitValue(), Files.readString(output));
@@ -450,8 +450,8 @@ class SharedFileTest {
                     CrashTest.tool("inspect", file));
             long allocated = map.footprint().allocatedBytes();
             Path openerOutput = dir.resolve("opener.out");
-            Process opener = child(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0", "0",
-                    "leave");
+            Process opener = ChildJvm.start(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0",
+                    "0", "leave");
             assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
             String log = Files.readString(openerOutput);
             assertEquals(0, opener.exitValue(), log);
@@ -491,11 +491,11 @@ class SharedFileTest {
             map.put(-1L, "here first");
             long here = map.footprint().liveSlices();
             Path output = dir.resolve("remover.out");
-            Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), "1000", "40",
+            Process remover = ChildJvm.start(Remover.class, output, file.toString(), String.valueOf(size), "1000", "40",
                     "stay");
             long there;
             try {
-                awaitLine(remover, output, "removed");
+                ChildJvm.awaitLine(remover, output, "removed");
                 Matcher live = Pattern.compile("live slices (\\d+)").matcher(Files.readString(output));
                 assertTrue(live.find(), Files.readString(output));
                 there = Long.parseLong(live.group(1));
@@ -506,8 +506,8 @@ class SharedFileTest {
             }
             assertEquals(there, map.footprint().liveSlices(), "killed, not yet salvaged");
             Path openerOutput = dir.resolve("opener.out");
-            Process opener = child(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0", "0",
-                    "leave");
+            Process opener = ChildJvm.start(Remover.class, openerOutput, file.toString(), String.valueOf(size), "0",
+                    "0", "leave");
             assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
             String log = Files.readString(openerOutput);
             assertTrue(log.contains("process " + remover.pid()) && log.contains("its record freed"), log);
@@ -582,7 +582,7 @@ class SharedFileTest {
     void anOpenOfAFileThatTwoHundredFiftySixProcessesHaveOpenIsRefused() throws Exception {
         Path file = fileWithOneEntry("full-table.grove");
         Path output = dir.resolve("filler.out");
-        Process filler = child(TableFiller.class, output, file.toString(), "256");
+        Process filler = ChildJvm.start(TableFiller.class, output, file.toString(), "256");
         try {
             awaitHolding(filler, output);
             GroveFileException full = assertThrows(GroveFileException.class,
@@ -610,7 +610,7 @@ class SharedFileTest {
         try (GroveHashMap<Long, String> map = CrashWriter.builder(file, false).build()) {
             map.put(1L, "one");
             Path fillerOutput = dir.resolve("filler.out");
-            Process filler = child(TableFiller.class, fillerOutput, file.toString(), "249", "1");
+            Process filler = ChildJvm.start(TableFiller.class, fillerOutput, file.toString(), "249", "1");
             try {
                 awaitHolding(filler, fillerOutput);
                 String said = openAndPutSeven(file);
@@ -647,11 +647,11 @@ class SharedFileTest {
                 CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(5)).build()) {
             Path holderOutput = dir.resolve("holder.out");
             Path fillerOutput = dir.resolve("filler.out");
-            Process holder = child(LockHolder.class, holderOutput, file.toString());
+            Process holder = ChildJvm.start(LockHolder.class, holderOutput, file.toString());
             Process filler = null;
             try {
                 awaitHolding(holder, holderOutput); // record 1: this process has record 0
-                filler = child(TableFiller.class, fillerOutput, file.toString(), "254", "2");
+                filler = ChildJvm.start(TableFiller.class, fillerOutput, file.toString(), "254", "2");
                 awaitHolding(filler, fillerOutput);
                 holder.destroyForcibly();
                 assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
@@ -687,7 +687,7 @@ class SharedFileTest {
     void anOpenWaitsForAnotherProcesssOpenAtMostTheProcessWait() throws Exception {
         Path file = fileWithOneEntry("gate.grove");
         Path output = dir.resolve("gate.out");
-        Process holder = child(GateHolder.class, output, file.toString());
+        Process holder = ChildJvm.start(GateHolder.class, output, file.toString());
         try {
             awaitHolding(holder, output);
             long started = System.nanoTime();
@@ -721,7 +721,7 @@ class SharedFileTest {
     private String openAndPutSeven(Path file) throws Exception {
         Path go = Files.createFile(dir.resolve("go"));
         Path output = dir.resolve("opener.out");
-        Process opener = child(RacingCreator.class, output, file.toString(), go.toString(), "7");
+        Process opener = ChildJvm.start(RacingCreator.class, output, file.toString(), go.toString(), "7");
         assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
         String said = Files.readString(output);
         assertEquals(0, opener.exitValue(), said);
@@ -751,7 +751,7 @@ class SharedFileTest {
             Files.writeString(other, "not a draft");
         }
         Path output = dir.resolve("creator.out");
-        Process creator = child(GateHolder.class, output, held.toString(), "3");
+        Process creator = ChildJvm.start(GateHolder.class, output, held.toString(), "3");
         try {
             awaitHolding(creator, output);
             assertOpensWithOneEntry(file);
@@ -794,11 +794,11 @@ class SharedFileTest {
             try {
                 for (int c = 0; c < children; c++) {
                     outputs[c] = dir.resolve("creator-" + round + "-" + c + ".out");
-                    creators[c] = child(RacingCreator.class, outputs[c], file.toString(), go.toString(),
+                    creators[c] = ChildJvm.start(RacingCreator.class, outputs[c], file.toString(), go.toString(),
                             String.valueOf(c));
                 }
                 for (int c = 0; c < children; c++) {
-                    awaitLine(creators[c], outputs[c], "ready");
+                    ChildJvm.awaitLine(creators[c], outputs[c], "ready");
                 }
                 Files.createFile(go);
                 for (int c = 0; c < children; c++) {
@@ -843,7 +843,7 @@ class SharedFileTest {
         try {
             for (int c = 0; c < children; c++) {
                 outputs[c] = dir.resolve("loop-" + c + ".out");
-                loops[c] = child(CreateDeleteLoop.class, outputs[c], file.toString(), "10");
+                loops[c] = ChildJvm.start(CreateDeleteLoop.class, outputs[c], file.toString(), "10");
             }
             for (int c = 0; c < children; c++) {
                 assertTrue(loops[c].waitFor(2, TimeUnit.MINUTES), "loop " + c + " did not end");
@@ -860,8 +860,8 @@ class SharedFileTest {
 
     /** Starts a {@link HalfWriter} of {@code key} on {@code file} and kills it once it is writing the value. */
     private static void killWhileWriting(Path file, long key, Path output) throws Exception {
-        Process writer = child(HalfWriter.class, output, file.toString(), String.valueOf(key));
-        awaitLine(writer, output, "writing");
+        Process writer = ChildJvm.start(HalfWriter.class, output, file.toString(), String.valueOf(key));
+        ChildJvm.awaitLine(writer, output, "writing");
         writer.destroyForcibly();
         assertTrue(writer.waitFor(1, TimeUnit.MINUTES), "the writer did not end");
     }
@@ -916,10 +916,10 @@ class SharedFileTest {
      */
     private static Process removeThenKill(Path file, long size, String count, int removed, Path output)
             throws Exception {
-        Process remover = child(Remover.class, output, file.toString(), String.valueOf(size), count,
+        Process remover = ChildJvm.start(Remover.class, output, file.toString(), String.valueOf(size), count,
                 String.valueOf(removed), "stay");
         try {
-            awaitLine(remover, output, "removed");
+            ChildJvm.awaitLine(remover, output, "removed");
         } finally {
             remover.destroyForcibly().waitFor();
         }
@@ -949,21 +949,7 @@ class SharedFileTest {
     }
 
     private static void awaitHolding(Process child, Path output) throws Exception {
-        awaitLine(child, output, "holding");
-    }
-
-    /** Waits until {@code child} printed {@code line} to {@code output}. */
-    private static void awaitLine(Process child, Path output, String line) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.readString(output).contains(line) && child.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(Files.readString(output).contains(line), "the child did not start: " + Files.readString(output));
-    }
-
-    /** Starts a child JVM running {@code main} with {@code args}, its output (and errors) going to {@code output}. */
-    private static Process child(Class<?> main, Path output, String... args) throws Exception {
-        return ChildJvm.of(main, args).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        ChildJvm.awaitLine(child, output, "holding");
     }
 
     /**
@@ -989,7 +975,7 @@ class SharedFileTest {
 
     private String toolInAnotherProcess(String command, Path file) throws Exception {
         Path output = dir.resolve("tool.out");
-        Process tool = child(FileTool.class, output, command, file.toString());
+        Process tool = ChildJvm.start(FileTool.class, output, command, file.toString());
         assertTrue(tool.waitFor(60, TimeUnit.SECONDS), "the tool did not end");
         return Files.readString(output);
     }

@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveFileException;
 import io.grove.GroveHashMap;
 import io.grove.hash.ChildJvm;
+import io.grove.hash.CrashWriter;
 import io.grove.hash.LockHolder;
-import io.grove.serial.Serializers;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +28,7 @@ class DamagedSegmentTest {
 
     /** The settings of {@code LockHolder}'s map, so that this process opens the same file. */
     private static GroveHashMap.Builder<Long, String> builder(Path file) {
-        return GroveHashMap.builder(Serializers.longs(), Serializers.strings()).file(file).maxFileSize(256L << 20)
-                .expectedSize(64).otherProcessWait(Duration.ofSeconds(5));
+        return CrashWriter.builder(file, false).otherProcessWait(Duration.ofSeconds(5));
     }
 
     @Test
@@ -40,15 +38,9 @@ class DamagedSegmentTest {
         Path output = dir.resolve("holder.out");
         OffHeapHashMap<Long, String> map = (OffHeapHashMap<Long, String>) builder(file).build();
         try {
-            Process holder = ChildJvm.of(LockHolder.class, file.toString()).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
+            Process holder = ChildJvm.start(LockHolder.class, output, file.toString());
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!Files.readString(output).contains("holding") && holder.isAlive()
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertTrue(Files.readString(output).contains("holding"), Files.readString(output));
+                ChildJvm.awaitLine(holder, output, "holding");
             } finally {
                 holder.destroyForcibly();
                 assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
