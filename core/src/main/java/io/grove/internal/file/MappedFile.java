@@ -406,6 +406,14 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
+     * Makes the close give the record this process took over back to the process that ended in it
+     * ({@link #inherited}), taken, as this open found it: for an open that could not salvage what that process left.
+     */
+    public void giveBackInherited() {
+        processes.giveBackInherited();
+    }
+
+    /**
      * What a thread waiting for another process learns of it from the process table; such a wait lasts at most
      * {@code waitLimitNanos} while the process lives.
      */

@@ -103,6 +103,8 @@ public final class ProcessTable {
     private List<Process> departed = List.of();
     /** The process that ended without closing the file whose record {@link #join} took over, else {@code null}. */
     private Process inherited;
+    /** Whether {@link #leave} gives the record back to {@link #inherited} ({@link #giveBackInherited}). */
+    private boolean givingBack;
 
     /**
      * The table of the file {@code name}, whose channel is {@code channel} and whose table bytes are {@code table}
@@ -161,11 +163,16 @@ public final class ProcessTable {
                     + " it open or ended without closing it and is being salvaged by another process");
         }
         ProcessHandle self = ProcessHandle.current();
-        long base = slot * RECORD;
-        table.set(LONG, base + PID, self.pid());
-        table.set(LONG, base + STARTED, self.info().startInstant().map(Instant::toEpochMilli).orElse(0L));
-        table.set(LONG, base + OPENED, System.currentTimeMillis());
-        table.set(LONG, base + STATE, TAKEN);
+        identify(slot, self.pid(), self.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
+                System.currentTimeMillis());
+        table.set(LONG, slot * RECORD + STATE, TAKEN);
+    }
+
+    private void identify(int i, long pid, long startedMillis, long openedMillis) {
+        long base = i * RECORD;
+        table.set(LONG, base + PID, pid);
+        table.set(LONG, base + STARTED, startedMillis);
+        table.set(LONG, base + OPENED, openedMillis);
     }
 
     /**
@@ -231,8 +238,19 @@ public final class ProcessTable {
     }
 
     /**
-     * Leaves the table: frees this process's record (under the gate, if it can be had in time) and its lock, then
-     * lets go of the users' lock and only then of the gate ({@link #releaseUsersThenGate}).
+     * Makes {@link #leave} give the record that {@link #join} took over back to the process that ended in it
+     * ({@link #inherited}) instead of freeing it: for an open that could not salvage what that process left (a
+     * segment damaged beyond what a kill leaves, still locked under the record). The table then shows what it showed
+     * before the open, a record taken by a process that ended, which the other processes treat as such.
+     */
+    void giveBackInherited() {
+        givingBack = inherited != null;
+    }
+
+    /**
+     * Leaves the table: frees this process's record, or gives it back ({@link #giveBackInherited}), under the gate if
+     * it can be had in time, and lets go of its lock, then of the users' lock and only then of the gate
+     * ({@link #releaseUsersThenGate}).
      */
     void leave() throws IOException {
         if (slot < 0) {
@@ -245,7 +263,11 @@ public final class ProcessTable {
                 // another process holds the gate far too long: the record is ours, free it anyway
             }
         }
-        table.set(LONG, slot * RECORD + STATE, FREE);
+        if (givingBack) {
+            identify(slot, inherited.pid(), inherited.startedMillis(), inherited.openedMillis());
+        } else {
+            table.set(LONG, slot * RECORD + STATE, FREE);
+        }
         recordLock.release();
         slot = -1;
         releaseUsersThenGate();

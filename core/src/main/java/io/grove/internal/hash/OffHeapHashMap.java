@@ -197,7 +197,8 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
      * up that process's hazard slots and release stripes; repairs the segments it left locked and logs it.
      *
      * @throws io.grove.GroveFileException if a segment it left is damaged beyond what a kill leaves: the open fails,
-     *     leaving the file to the recovery of its next open alone
+     *     giving the record back to that process (the other processes meet the segment as it left it) and leaving
+     *     the file to the recovery of its next open alone
      */
     private static void salvageInherited(OffHeapHashMap<?, ?> map, Pool pool, MappedFile file) {
         long started = System.nanoTime();
@@ -207,6 +208,7 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
             segments = map.table.repairInherited(ended);
         } catch (IllegalStateException damaged) {
             pool.leaveForRecovery();
+            file.giveBackInherited();
             throw new GroveFileException(file.name(), damaged.getMessage(), damaged);
         }
         Pool.Salvage salvaged = pool.inherited();
@@ -258,12 +260,21 @@ public final class OffHeapHashMap<K, V> extends AbstractMap<K, V> implements Gro
         }
         String tableReport = table == null ? "no table yet" : table.describe();
         System.getLogger(OffHeapHashMap.class.getName()).log(System.Logger.Level.WARNING, () -> name + " "
-                + pool.recoveryCause() + (departed.isEmpty() ? "" : "; " + departed.stream().map(String::valueOf)
-                        .collect(Collectors.joining("; ")) + " ended without closing it")
-                + "; recovered in "
+                + pool.recoveryCause() + endedProcesses(departed) + "; recovered in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms: " + tableReport + "; "
                 + memory.liveSlices() + " live slices kept, " + memory.sweptSlices() + " unreachable slices ("
                 + memory.sweptBytes() + " bytes) freed, " + memory.freeBytes() + " bytes free in all");
+    }
+
+    /** The processes that ended without closing the file, for the recovery's log: the first few, and a count. */
+    private static String endedProcesses(List<ProcessTable.Process> departed) {
+        int named = 8;
+        if (departed.isEmpty()) {
+            return "";
+        }
+        return "; " + departed.stream().limit(named).map(String::valueOf).collect(Collectors.joining("; "))
+                + (departed.size() > named ? " and " + (departed.size() - named) + " more processes" : "")
+                + " ended without closing it";
     }
 
     private static HashTable newTable(Pool pool, boolean ownsPool, long expectedSize, Bounds<?, ?> bounds,

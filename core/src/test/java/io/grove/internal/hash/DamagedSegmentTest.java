@@ -9,7 +9,10 @@ import io.grove.GroveHashMap;
 import io.grove.hash.ChildJvm;
 import io.grove.hash.CrashWriter;
 import io.grove.hash.LockHolder;
+import io.grove.hash.RacingCreator;
+import io.grove.hash.TableFiller;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -46,13 +49,7 @@ class DamagedSegmentTest {
                 assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
             }
             HashTable table = map.table;
-            int s = -1;
-            for (int i = 0; i < table.segmentCount(); i++) {
-                if (SegmentLayout.lockValue(table.block(i), table.offset(i)) > 0) {
-                    s = i;
-                }
-            }
-            assertTrue(s >= 0, "no segment was left locked");
+            int s = lockedSegment(table);
             MemorySegment block = table.block(s);
             long offset = table.offset(s);
             int endedLock = SegmentLayout.lockValue(block, offset);
@@ -65,19 +62,98 @@ class DamagedSegmentTest {
                         && refused.getMessage().contains("the slot array is not a live slice"), refused.getMessage());
                 assertEquals(endedLock, SegmentLayout.lockValue(block, offset), "the lock went back to the record");
             }
-            int written = 0;
-            for (long k = 2; k < 66; k++) { // keys of the other segments (of 16) take puts as ever
-                try {
-                    map.put(k, "v" + k);
-                    written++;
-                } catch (IllegalStateException inTheDamagedSegment) {
-                    assertTrue(inTheDamagedSegment.getMessage().contains("cannot be repaired"));
-                }
-            }
+            int written = otherSegmentsTakePuts(map);
             assertTrue(written > 0 && written < 64, written + " of 64 keys written");
         } finally {
             map.close();
         }
+        assertRefusedAsDamaged(file);
+    }
+
+    /**
+     * The same damage met by a process that opens the file in the ended holder's record, every other record being
+     * taken ({@code TableFiller} stands for 254 live processes): its open fails naming the segment and the damage,
+     * and gives the record back as it found it; this process's operations on the segment then fail as above, naming
+     * the holder, the other segments keep working, and the next open after the last close refuses the file. It fails
+     * when the failed open frees the record: the segment is then locked by a free record, which the others take for a
+     * live process's and wait for until their wait limit, naming the opener.
+     */
+    @Test
+    void anOpenInTheRecordOfAnEndedHolderOfADamagedSegmentFailsAndTheOtherProcessesGoOn(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("inherited-damaged.grove");
+        OffHeapHashMap<Long, String> map = (OffHeapHashMap<Long, String>) builder(file).build();
+        Process filler = null;
+        try {
+            Path holderOutput = dir.resolve("holder.out");
+            Process holder = ChildJvm.start(LockHolder.class, holderOutput, file.toString());
+            try {
+                ChildJvm.awaitLine(holder, holderOutput, "holding"); // record 1: this process has record 0
+                Path fillerOutput = dir.resolve("filler.out");
+                filler = ChildJvm.start(TableFiller.class, fillerOutput, file.toString(), "254", "2");
+                ChildJvm.awaitLine(filler, fillerOutput, "holding");
+            } finally {
+                holder.destroyForcibly();
+                assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
+            }
+            HashTable table = map.table;
+            int s = lockedSegment(table);
+            SegmentLayout.setSlots(table.block(s), table.offset(s), 0);
+
+            Path go = Files.createFile(dir.resolve("go"));
+            Path openerOutput = dir.resolve("opener.out");
+            Process opener = ChildJvm.start(RacingCreator.class, openerOutput, file.toString(), go.toString(), "7");
+            assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
+            String said = Files.readString(openerOutput);
+            assertEquals(1, opener.exitValue(), said);
+            assertTrue(said.contains("GroveFileException") && said.contains(file.toString())
+                    && said.contains("segment " + s + " is locked by process " + holder.pid())
+                    && said.contains("the slot array is not a live slice"), said);
+
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> map.put(KEY, "x"));
+            assertTrue(refused.getMessage().contains("is locked by process " + holder.pid())
+                    && refused.getMessage().contains("cannot be repaired while the file is open")
+                    && refused.getMessage().contains("the slot array is not a live slice"), refused.getMessage());
+            assertTrue(otherSegmentsTakePuts(map) > 0, "no key of the other segments was written");
+        } finally {
+            map.close();
+            if (filler != null) {
+                filler.destroyForcibly();
+                assertTrue(filler.waitFor(30, TimeUnit.SECONDS), "the table's filler did not end");
+            }
+        }
+        assertRefusedAsDamaged(file);
+    }
+
+    /**
+     * Puts keys 2 to 65 (of all 16 segments), each read back: those of the damaged segment fail saying it cannot be
+     * repaired, the others are written as ever. Returns how many were.
+     */
+    private static int otherSegmentsTakePuts(OffHeapHashMap<Long, String> map) {
+        int written = 0;
+        for (long k = 2; k < 66; k++) {
+            try {
+                map.put(k, "v" + k);
+                assertEquals("v" + k, map.get(k));
+                written++;
+            } catch (IllegalStateException inTheDamagedSegment) {
+                assertTrue(inTheDamagedSegment.getMessage().contains("cannot be repaired"));
+            }
+        }
+        return written;
+    }
+
+    /** The segment that a killed process left locked. */
+    private static int lockedSegment(HashTable table) {
+        for (int i = 0; i < table.segmentCount(); i++) {
+            if (SegmentLayout.lockValue(table.block(i), table.offset(i)) > 0) {
+                return i;
+            }
+        }
+        throw new AssertionError("no segment was left locked");
+    }
+
+    private static void assertRefusedAsDamaged(Path file) {
         GroveFileException refused = assertThrows(GroveFileException.class, () -> builder(file).build());
         assertTrue(refused.getMessage().contains("cannot be recovered")
                 && refused.getMessage().contains("the slot array is not a live slice"), refused.getMessage());
