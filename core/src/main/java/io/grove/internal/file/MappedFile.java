@@ -111,13 +111,15 @@ public final class MappedFile implements AutoCloseable {
         deleteAbandonedDrafts(path);
         try {
             return open(path, name, wanted, gateWaitNanos);
+        } catch (Raced replaced) {
+            return openOrCreate(path, wanted, gateWaitNanos);
         } catch (NoSuchFileException missing) {
             if (Files.isSymbolicLink(path)) {
                 throw new GroveFileException(name, "is a symbolic link to a file that does not exist");
             }
             try {
                 return create(path, name, wanted, gateWaitNanos);
-            } catch (FileAlreadyExistsException | DraftDeleted raced) {
+            } catch (FileAlreadyExistsException | Raced raced) {
                 return openOrCreate(path, wanted, gateWaitNanos); // created, or our draft deleted, meanwhile
             } catch (IOException e) {
                 throw new GroveFileException(name, "cannot be created: " + e, e);
@@ -127,13 +129,20 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens the existing file at {@code path}.
+     *
+     * @throws Raced if the name came to name another file (deleted and created again, or replaced) while this opened
+     *     it: the channel's file is then not known to be the one whose identity this process would record
+     */
     private static MappedFile open(Path path, String name, FileHeader wanted, long gateWaitNanos)
             throws IOException {
+        Object keyBefore = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Path real = null;
         MappedFile file = null;
         try {
-            real = register(path, name, channel);
+            real = register(path, name, channel, keyBefore);
             FileHeader header = readHeader(channel, name);
             List<String> contradictions = header.contradictions(wanted);
             if (!contradictions.isEmpty()) {
@@ -221,7 +230,7 @@ public final class MappedFile implements AutoCloseable {
      * creator holds the draft's creation lock from right after its creation until it removed the draft's name.
      *
      * @throws FileAlreadyExistsException if another process created {@code path} meanwhile (nothing is left)
-     * @throws DraftDeleted if an open took the new draft for an abandoned one (nothing is left)
+     * @throws Raced if an open took the new draft for an abandoned one (nothing is left)
      */
     private static MappedFile create(Path path, String name, FileHeader wanted, long gateWaitNanos)
             throws IOException {
@@ -277,29 +286,30 @@ public final class MappedFile implements AutoCloseable {
      * creator's try, holds the lock still or has removed the name; once the creator holds the lock and finds the name,
      * no open deletes it.
      *
-     * @throws DraftDeleted if the lock was refused or the name is gone
+     * @throws Raced if the lock was refused or the name is gone
      */
     private static Object lockedDraftKey(FileLock creating, Path draft) throws IOException {
         if (creating == null) {
-            throw new DraftDeleted();
+            throw new Raced("the draft was taken for an abandoned one and deleted");
         }
         try {
             return Files.readAttributes(draft, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
         } catch (NoSuchFileException deleted) {
-            throw new DraftDeleted();
+            throw new Raced("the draft was taken for an abandoned one and deleted");
         }
     }
 
     /**
      * Thrown by {@link #create} when an open looking for abandoned drafts ({@link #deleteAbandonedDrafts}) took the
-     * new draft for one, between its creation and its creator's taking of its creation lock: create it again.
+     * new draft for one, between its creation and its creator's taking of its creation lock, and by {@link #open}
+     * when the file's name came to name another file while it opened it: open or create it again.
      */
-    private static final class DraftDeleted extends IOException {
+    private static final class Raced extends IOException {
         @java.io.Serial
         private static final long serialVersionUID = 1L;
 
-        DraftDeleted() {
-            super("the draft was taken for an abandoned one and deleted");
+        Raced(String what) {
+            super(what);
         }
     }
 
@@ -494,9 +504,22 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
-    private static Path register(Path path, String name, FileChannel channel) throws IOException {
+    /**
+     * Records that this process has the file at {@code path} open on {@code channel}, whose identity was
+     * {@code keyBefore} before the channel was opened; returns its real path. Java gives no identity of an open
+     * channel's file, so the name's identity is read before and after the channel's opening: if both agree, the
+     * channel's file is that one (the open channel keeps its file's key from being reused), unless the name was
+     * moved to another file and back meanwhile.
+     *
+     * @throws Raced if they do not
+     */
+    private static Path register(Path path, String name, FileChannel channel, Object keyBefore) throws IOException {
         Path real = path.toRealPath();
-        registerAs(real, name, channel, Files.readAttributes(real, BasicFileAttributes.class).fileKey());
+        Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+        if (!java.util.Objects.equals(key, keyBefore)) { // both null where the file system gives no identity
+            throw new Raced("its name came to name another file while it was being opened");
+        }
+        registerAs(real, name, channel, key);
         return real;
     }
 
