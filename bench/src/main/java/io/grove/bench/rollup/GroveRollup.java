@@ -42,18 +42,16 @@ final class GroveRollup implements RollupIndex {
     }
 
     /** A thread's buffers and reused functions. */
-    private static final class Local implements Consumer<Map.Entry<Handle, Handle>>, Function<ReadView, Object> {
+    private static final class Local implements Consumer<Map.Entry<Handle, Handle>> {
         final byte[] key = new byte[KEY_SIZE];
         final byte[] from = new byte[KEY_SIZE];
         final byte[] to = new byte[KEY_SIZE];
         final byte[] value = new byte[VALUE_SIZE];
         final Aggregator aggregator = new Aggregator();
+        final Metrics metrics = new Metrics();
         final RollupThread t;
-        /** The query's dimension, and the metrics of the row being read. */
+        /** The query's dimension. */
         int dimension;
-        long count;
-        long sum;
-        long max;
         long rows;
 
         Local(RollupThread t) {
@@ -63,15 +61,21 @@ final class GroveRollup implements RollupIndex {
         @Override
         public void accept(Map.Entry<Handle, Handle> row) {
             int groupValue = row.getKey().getInt(Long.BYTES + Integer.BYTES * dimension);
-            row.getValue().read(this);
-            t.group(groupValue, count, sum, max);
+            row.getValue().read(metrics);
+            t.group(groupValue, metrics.count, metrics.sum, metrics.max);
             rows++;
         }
+    }
 
-        /**
-         * Reads a row's metrics in one consistent read. Without side effects beyond these fields, as {@link
-         * Handle#read} asks: it runs again if the value changes or moves under it.
-         */
+    /**
+     * Reads a row's metrics in one consistent read. Without side effects beyond its fields, as {@link Handle#read}
+     * asks: it runs again if the value changes or moves under it.
+     */
+    private static final class Metrics implements Function<ReadView, Object> {
+        long count;
+        long sum;
+        long max;
+
         @Override
         public Object apply(ReadView value) {
             count = value.getLong(COUNT);
