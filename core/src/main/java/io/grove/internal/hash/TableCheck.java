@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * Walks a hash table at rest (no operation running on it), writing nothing, and checks every invariant of its format
@@ -21,6 +22,10 @@ import java.util.Set;
  * slot's entry in the tag array, which lies in the run of occupied slots from its home (no empty slot between),
  * whose key no other entry before it in that run has, and whose check word matches its bytes (in a table in a
  * file); the entries found and their bytes add up to the segment's count and byte total.
+ *
+ * <p>The salvage ({@link #salvage}) walks the same way and hands out each entry found sound on the way (every check of
+ * the entry itself passed), including those of a segment whose other invariants fail; a segment whose slot or tag
+ * array cannot be read gives nothing.
  */
 public final class TableCheck {
     private final Pool pool;
@@ -28,34 +33,70 @@ public final class TableCheck {
     /** The bytes of each cell of the table's slot arrays ({@link SlotLayout}). */
     private final int cellBytes;
     private final boolean checked;
+    /** Given each sound entry's key and value, or {@code null} for a check only. */
+    private final BiConsumer<MemorySegment, MemorySegment> salvaged;
     private final List<String> problems = new ArrayList<>();
     private long entries;
     private long bytes;
     private long slots;
+    private long counted;
+    private long sound;
 
     /**
      * What a walk found: the table's segments, the entries linked and their bytes, the slots of all arrays, the
-     * bytes of each cell of the arrays (0 if the table could not be read), and every problem (none if the table is
-     * sound).
+     * bytes of each cell of the arrays (0 if the table could not be read), the entries the segments' records count,
+     * the entries found sound (those a salvage handed out), and every problem (none if the table is sound).
      */
-    public record Report(int segments, long entries, long bytes, long slots, int cellBytes, List<String> problems) {}
+    public record Report(int segments, long entries, long bytes, long slots, int cellBytes, long counted, long sound,
+            List<String> problems) {}
 
-    private TableCheck(Pool pool, HashTable table) {
+    private TableCheck(Pool pool, HashTable table, BiConsumer<MemorySegment, MemorySegment> salvaged) {
         this.pool = pool;
         this.table = table;
         this.cellBytes = table.cellBytes();
         this.checked = pool.inFile();
+        this.salvaged = salvaged;
     }
 
     /** Walks the table rooted at {@code directory} on {@code pool}. */
     public static Report check(Pool pool, long directory) {
+        return walk(pool, directory, null);
+    }
+
+    /**
+     * Walks the table rooted at {@code directory} on {@code pool} as {@link #check} does, giving {@code salvaged} the
+     * key and the value of each entry found sound (slices of the pool's memory, valid while it is open); a key linked
+     * twice is given twice.
+     */
+    public static Report salvage(Pool pool, long directory, BiConsumer<MemorySegment, MemorySegment> salvaged) {
+        return walk(pool, directory, salvaged);
+    }
+
+    /**
+     * The entries that the segments' records of the table rooted at {@code directory} count, read without a walk; 0
+     * if the directory cannot be read.
+     */
+    public static long counted(Pool pool, long directory) {
+        try {
+            HashTable table = new HashTable(pool, true, directory);
+            long counted = 0;
+            for (int s = 0; s < table.segmentCount(); s++) {
+                counted += Math.max(0, SegmentLayout.count(table.block(s), table.offset(s)));
+            }
+            return counted;
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static Report walk(Pool pool, long directory, BiConsumer<MemorySegment, MemorySegment> salvaged) {
         HashTable table;
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return new Report(0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
+            return new Report(0, 0, 0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
-        TableCheck check = new TableCheck(pool, table);
+        TableCheck check = new TableCheck(pool, table, salvaged);
         for (int s = 0; s < table.segmentCount(); s++) {
             try {
                 check.segment(s);
@@ -64,7 +105,7 @@ public final class TableCheck {
             }
         }
         return new Report(table.segmentCount(), check.entries, check.bytes, check.slots, check.cellBytes,
-                check.problems);
+                check.counted, check.sound, check.problems);
     }
 
     private void problem(int s, String what) {
@@ -74,6 +115,7 @@ public final class TableCheck {
     private void segment(int s) {
         MemorySegment sb = table.block(s);
         long so = table.offset(s);
+        counted += SegmentLayout.count(sb, so);
         // (a segment marked closed is free at rest: a map's close leaves the mark, its next opening frees it)
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
             problem(s, "locked (lock " + SegmentLayout.lockValue(sb, so) + ", owner thread "
@@ -181,6 +223,7 @@ public final class TableCheck {
      * tag array is {@code tag}: its payload length, or -1 if it is not an entry.
      */
     private long entry(int s, long array, long i, long slot, byte tag) {
+        int problemsBefore = problems.size();
         long e = HashTable.entryAt(pool, array, i, slot, cellBytes);
         String where = "slot " + i + ": entry " + e + (HashTable.isInline(e) ? " (in its cell)" : "");
         int length = HashTable.lengthAtRest(pool, e, cellBytes);
@@ -217,6 +260,14 @@ public final class TableCheck {
             problem(s, where + ": check word " + Integer.toHexString(EntryLayout.storedCheck(eb, eo))
                     + ", but its bytes give " + Integer.toHexString(EntryLayout.check(eb, eo, length))
                     + " (a torn entry)");
+        }
+        if (problems.size() == problemsBefore) {
+            sound++;
+            if (salvaged != null) {
+                int valueAt = EntryLayout.valueOffset(keyLength);
+                salvaged.accept(eb.asSlice(eo + EntryLayout.KEY, keyLength), eb.asSlice(eo + valueAt,
+                        length - valueAt));
+            }
         }
         return length;
     }

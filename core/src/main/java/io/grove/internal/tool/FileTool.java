@@ -5,10 +5,15 @@ import io.grove.MemoryFootprint;
 import io.grove.internal.file.FileHeader;
 import io.grove.internal.file.MappedFile;
 import io.grove.internal.file.ProcessTable;
+import io.grove.internal.hash.OffHeapHashMap;
 import io.grove.internal.hash.TableCheck;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.memory.PoolCheck;
+import io.grove.serial.Serializers;
 import java.io.PrintStream;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -21,6 +26,13 @@ import java.util.List;
  * <p>{@code verify} checks the header (magic, version, checksum, length), that the file was closed cleanly, and
  * walks the whole table ({@link TableCheck}); it prints each problem and exits with status 0 only if there is none,
  * 1 if there are problems, 2 on a usage error.
+ *
+ * <p>{@code ./grove salvage FILE NEWFILE}: for a file that an open refuses as damaged beyond what its recovery
+ * repairs. Copies every entry of {@code FILE} that the walk of {@code verify} finds sound into a new file
+ * {@code NEWFILE} with the same settings (so a map opens it with the builder that made {@code FILE}), forced to the
+ * device, and prints each problem of the walk: the entries it names are not copied. {@code FILE} is read only.
+ * Refused while a process has {@code FILE} open, or if {@code NEWFILE} exists. Exits with status 0 if the walk found
+ * no problem, 1 if it did (the new file holds what could be read) or if nothing could be copied, 2 on a usage error.
  */
 public final class FileTool {
     private FileTool() {}
@@ -31,8 +43,11 @@ public final class FileTool {
 
     /** Runs the tool; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 3 && args[0].equals("salvage")) {
+            return salvage(Path.of(args[1]), Path.of(args[2]), out);
+        }
         if (args.length != 2 || !(args[0].equals("inspect") || args[0].equals("verify"))) {
-            err.println("usage: grove inspect FILE | grove verify FILE");
+            err.println("usage: grove inspect FILE | grove verify FILE | grove salvage FILE NEWFILE");
             return 2;
         }
         boolean verify = args[0].equals("verify");
@@ -80,6 +95,54 @@ public final class FileTool {
             return problems == 0 ? 0 : 1;
         } catch (GroveFileException e) {
             out.println("problem: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int salvage(Path damaged, Path salvaged, PrintStream out) {
+        if (Files.exists(salvaged, LinkOption.NOFOLLOW_LINKS)) {
+            out.println("problem: " + salvaged.toAbsolutePath() + " exists: the salvage writes a new file");
+            return 1;
+        }
+        try (MappedFile file = MappedFile.openReadOnly(damaged);
+                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), file.counts(),
+                        () -> { })) {
+            List<ProcessTable.Process> open = file.openIn();
+            if (!open.isEmpty()) {
+                out.println("problem: " + file.name() + " is open in " + open.getFirst() + (open.size() > 1
+                        ? " and " + (open.size() - 1) + " more" : "") + ": close every map on it first");
+                return 1;
+            }
+            if (pool.root() == 0) {
+                out.println("problem: " + file.name() + " holds no table (no root reference): nothing to salvage");
+                return 1;
+            }
+            FileHeader h = file.header();
+            FileHeader settings = new FileHeader(h.maxFileSize(), h.blockSize(), h.cellBytes(), h.maxEntries(),
+                    h.maxBytes(), h.keySerializer(), h.valueSerializer(), System.currentTimeMillis());
+            // sized for the entries the segments count, which a damaged record may overstate: no entry takes less
+            // than a cell or 40 bytes
+            long expected = Math.min(TableCheck.counted(pool, pool.root()),
+                    h.blockAreaSize() / Math.max(h.cellBytes(), 40));
+            TableCheck.Report report;
+            try (OffHeapHashMap<byte[], byte[]> copy = OffHeapHashMap.inFile(salvaged, settings, Serializers.bytes(),
+                    Serializers.bytes(), expected,
+                    new OffHeapHashMap.Bounds<>(h.maxEntries(), h.maxBytes(), null, false),
+                    new OffHeapHashMap.Syncing(true, 0), 0)) {
+                report = TableCheck.salvage(pool, pool.root(), (key, value) -> copy.putIfAbsent(
+                        key.toArray(ValueLayout.JAVA_BYTE), value.toArray(ValueLayout.JAVA_BYTE)));
+            }
+            for (String p : report.problems()) {
+                out.println("problem: " + p);
+            }
+            out.println(file.name() + ": " + report.sound() + " entries copied to " + salvaged.toAbsolutePath()
+                    + " (its segments count " + report.counted() + "), " + report.problems().size() + " problem(s)");
+            return report.problems().isEmpty() ? 0 : 1;
+        } catch (GroveFileException e) {
+            out.println("problem: " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            out.println("problem: the copy failed, " + salvaged.toAbsolutePath() + " holds part of it: " + e);
             return 1;
         }
     }

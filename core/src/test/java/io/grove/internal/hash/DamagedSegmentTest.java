@@ -1,6 +1,7 @@
 package io.grove.internal.hash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,10 +12,16 @@ import io.grove.hash.CrashWriter;
 import io.grove.hash.LockHolder;
 import io.grove.hash.RacingCreator;
 import io.grove.hash.TableFiller;
+import io.grove.internal.tool.FileTool;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A segment that a process which ended without closing the file left locked, and that is damaged beyond what a kill
  * leaves (its slot array is not a live slice), is repaired neither while the file is in use nor by the recovery of
  * the whole file: operations on it fail naming the ended process, its lock goes back to that process's record, the
- * other segments keep working, and the next open refuses the file naming the damage. (Nothing repairs such a file
- * today: the segment's entries cannot be found.)
+ * other segments keep working, and the next open refuses the file naming the damage. {@code ./grove salvage} copies
+ * the entries of the other segments into a new file (the damaged segment's entries cannot be found).
  */
 class DamagedSegmentTest {
     private static final long KEY = 1; // the key LockHolder holds the segment of
@@ -35,11 +42,13 @@ class DamagedSegmentTest {
     }
 
     @Test
-    void aDamagedSegmentThatAnEndedProcessLeftLockedFailsItsOperationsAndTheNextOpen(@TempDir Path dir)
-            throws Exception {
+    void aDamagedSegmentThatAnEndedProcessLeftLockedFailsItsOperationsAndTheNextOpenAndIsLeftOutOfASalvage(
+            @TempDir Path dir) throws Exception {
         Path file = dir.resolve("damaged.grove");
         Path output = dir.resolve("holder.out");
         OffHeapHashMap<Long, String> map = (OffHeapHashMap<Long, String>) builder(file).build();
+        Map<Long, String> written;
+        int s;
         try {
             Process holder = ChildJvm.start(LockHolder.class, output, file.toString());
             try {
@@ -49,7 +58,7 @@ class DamagedSegmentTest {
                 assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the killed holder did not end");
             }
             HashTable table = map.table;
-            int s = lockedSegment(table);
+            s = lockedSegment(table);
             MemorySegment block = table.block(s);
             long offset = table.offset(s);
             int endedLock = SegmentLayout.lockValue(block, offset);
@@ -62,12 +71,26 @@ class DamagedSegmentTest {
                         && refused.getMessage().contains("the slot array is not a live slice"), refused.getMessage());
                 assertEquals(endedLock, SegmentLayout.lockValue(block, offset), "the lock went back to the record");
             }
-            int written = otherSegmentsTakePuts(map);
-            assertTrue(written > 0 && written < 64, written + " of 64 keys written");
+            written = otherSegmentsTakePuts(map);
+            assertTrue(written.size() > 0 && written.size() < 64, written.size() + " of 64 keys written");
         } finally {
             map.close();
         }
         assertRefusedAsDamaged(file);
+
+        Path salvaged = dir.resolve("salvaged.grove");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+        int status = FileTool.run(new String[] {"salvage", file.toString(), salvaged.toString()}, print, print);
+        String said = out.toString(StandardCharsets.UTF_8);
+        assertEquals(1, status, said);
+        assertTrue(said.contains("segment " + s + ": slot array: reference 0 is not a live slice")
+                && said.contains(written.size() + " entries copied"), said);
+        try (GroveHashMap<Long, String> copy = builder(salvaged).build()) {
+            assertEquals(written, new HashMap<>(copy));
+        }
+        assertEquals(0, FileTool.run(new String[] {"verify", salvaged.toString()}, print, print),
+                out.toString(StandardCharsets.UTF_8));
     }
 
     /**
@@ -114,7 +137,7 @@ class DamagedSegmentTest {
             assertTrue(refused.getMessage().contains("is locked by process " + holder.pid())
                     && refused.getMessage().contains("cannot be repaired while the file is open")
                     && refused.getMessage().contains("the slot array is not a live slice"), refused.getMessage());
-            assertTrue(otherSegmentsTakePuts(map) > 0, "no key of the other segments was written");
+            assertFalse(otherSegmentsTakePuts(map).isEmpty(), "no key of the other segments was written");
         } finally {
             map.close();
             if (filler != null) {
@@ -127,15 +150,15 @@ class DamagedSegmentTest {
 
     /**
      * Puts keys 2 to 65 (of all 16 segments), each read back: those of the damaged segment fail saying it cannot be
-     * repaired, the others are written as ever. Returns how many were.
+     * repaired, the others are written as ever. Returns those written.
      */
-    private static int otherSegmentsTakePuts(OffHeapHashMap<Long, String> map) {
-        int written = 0;
+    private static Map<Long, String> otherSegmentsTakePuts(OffHeapHashMap<Long, String> map) {
+        Map<Long, String> written = new HashMap<>();
         for (long k = 2; k < 66; k++) {
             try {
                 map.put(k, "v" + k);
                 assertEquals("v" + k, map.get(k));
-                written++;
+                written.put(k, "v" + k);
             } catch (IllegalStateException inTheDamagedSegment) {
                 assertTrue(inTheDamagedSegment.getMessage().contains("cannot be repaired"));
             }

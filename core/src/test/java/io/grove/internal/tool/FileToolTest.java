@@ -18,10 +18,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code inspect} reports what a file holds; {@code verify} passes a sound file and fails each damaged one. */
+/**
+ * {@code inspect} reports what a file holds; {@code verify} passes a sound file and fails each damaged one;
+ * {@code salvage} copies what a damaged file holds soundly into a new one.
+ */
 class FileToolTest {
     private static final String MARKER = "marker-key-0123456789";
 
@@ -128,9 +133,90 @@ class FileToolTest {
         assertTrue(damaged.out().contains("damaged header"), damaged.out());
     }
 
+    /**
+     * A damaged entry (its key changed, so it hashes elsewhere and its check word fails) is left out of the salvage;
+     * every other entry is copied into a new file that the builder of the damaged one opens, which is sound. The
+     * damaged file is not written.
+     */
+    @Test
+    void salvageCopiesEverySoundEntryIntoANewFileThatTheSameBuilderOpens() throws IOException {
+        Path file = file(1_000);
+        byte[] bytes = Files.readAllBytes(file);
+        int at = indexOf(bytes, MARKER.getBytes(StandardCharsets.UTF_8));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 3] ^ 1)}), at + 3);
+        }
+        byte[] damaged = Files.readAllBytes(file);
+        Path salvaged = dir.resolve("salvaged.grove");
+        Result r = run("salvage", file.toString(), salvaged.toString());
+        assertEquals(1, r.status(), r.out());
+        assertTrue(r.out().contains("its key belongs to segment") && r.out().contains("(a torn entry)")
+                && r.out().contains("1000 entries copied to " + salvaged.toAbsolutePath() + " (its segments count"
+                        + " 1001)"), r.out());
+        assertArrayEquals(damaged, Files.readAllBytes(file), "the salvage changed the damaged file");
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < 1_000; i++) {
+            expected.put("key " + i, "value " + i);
+        }
+        try (GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                .file(salvaged).maxFileSize(64L << 20).build()) {
+            assertEquals(expected, new HashMap<>(map));
+        }
+        Result verify = run("verify", salvaged.toString());
+        assertEquals(0, verify.status(), verify.out());
+    }
+
+    /** A sound file of cells is copied whole, with its settings: the builder with its cells opens the copy. */
+    @Test
+    void salvageOfASoundFileOfCellsCopiesItWhole() {
+        Path file = dir.resolve("cells.grove");
+        Map<String, String> expected = new HashMap<>();
+        try (GroveHashMap<String, String> map = cells(file)) {
+            for (int i = 0; i < 1_000; i++) {
+                map.put("key " + i, i % 10 == 0 ? "a value too long for its cell " + i : "value " + i);
+            }
+            expected.putAll(map);
+        }
+        Path salvaged = dir.resolve("salvaged.grove");
+        Result r = run("salvage", file.toString(), salvaged.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("1000 entries copied") && r.out().contains("0 problem(s)"), r.out());
+        try (GroveHashMap<String, String> map = cells(salvaged)) {
+            assertEquals(expected, new HashMap<>(map));
+        }
+        assertEquals(0, run("verify", salvaged.toString()).status());
+    }
+
+    private static GroveHashMap<String, String> cells(Path file) {
+        return GroveHashMap.builder(Serializers.strings(), Serializers.strings()).file(file).maxFileSize(64L << 20)
+                .expectedSize(16).inlineEntries(16, 16).build();
+    }
+
+    /** The salvage writes only a new file, and reads only a file no process has open. */
+    @Test
+    void salvageRefusesAnExistingNewFileAndAFileThatIsOpen() throws IOException {
+        Path file = file(10);
+        Path existing = Files.writeString(dir.resolve("existing"), "mine");
+        Result exists = run("salvage", file.toString(), existing.toString());
+        assertEquals(1, exists.status(), exists.out());
+        assertTrue(exists.out().contains(existing.toAbsolutePath() + " exists"), exists.out());
+        assertEquals("mine", Files.readString(existing));
+        Path salvaged = dir.resolve("salvaged.grove");
+        try (GroveHashMap<String, String> map = GroveHashMap.builder(Serializers.strings(), Serializers.strings())
+                .file(file).maxFileSize(64L << 20).build()) {
+            Result open = run("salvage", file.toString(), salvaged.toString());
+            assertEquals(1, open.status(), open.out());
+            assertTrue(open.out().contains("is open in process " + ProcessHandle.current().pid())
+                    && open.out().contains("close every map on it first"), open.out());
+            assertEquals("marked", map.get(MARKER));
+        }
+        assertTrue(Files.notExists(salvaged), "a refused salvage wrote its new file");
+    }
+
     @Test
     void aWrongUsageExitsWithTwo() {
         assertEquals(2, run("check", "x").status());
         assertEquals(2, run("verify").status());
+        assertEquals(2, run("salvage", "x").status());
     }
 }
