@@ -125,17 +125,22 @@ public final class FileTool {
             long expected = Math.min(TableCheck.counted(pool, pool.root()),
                     h.blockAreaSize() / Math.max(h.cellBytes(), 40));
             TableCheck.Report report;
+            long[] copied = {0};
             try (OffHeapHashMap<byte[], byte[]> copy = OffHeapHashMap.inFile(salvaged, settings, Serializers.bytes(),
                     Serializers.bytes(), expected,
                     new OffHeapHashMap.Bounds<>(h.maxEntries(), h.maxBytes(), null, false),
                     new OffHeapHashMap.Syncing(true, 0), 0)) {
-                report = TableCheck.salvage(pool, pool.root(), (key, value) -> copy.putIfAbsent(
-                        key.toArray(ValueLayout.JAVA_BYTE), value.toArray(ValueLayout.JAVA_BYTE)));
+                report = TableCheck.salvage(pool, pool.root(), (key, value) -> { // a key's second link: not copied
+                    if (copy.putIfAbsent(key.toArray(ValueLayout.JAVA_BYTE), value.toArray(ValueLayout.JAVA_BYTE))
+                            == null) {
+                        copied[0]++;
+                    }
+                });
             }
             for (String p : report.problems()) {
                 out.println("problem: " + p);
             }
-            out.println(file.name() + ": " + report.sound() + " entries copied to " + salvaged.toAbsolutePath()
+            out.println(file.name() + ": " + copied[0] + " entries copied to " + salvaged.toAbsolutePath()
                     + " (its segments count " + report.counted() + "), " + report.problems().size() + " problem(s)");
             return report.problems().isEmpty() ? 0 : 1;
         } catch (GroveFileException e) {
