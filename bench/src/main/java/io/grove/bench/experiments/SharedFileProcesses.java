@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
  * S seconds after a warm-up of 3 s: the aggregate operations per second of each, rounds interleaved, with the medians
  * and the ratios the issue asks for (Grove's P processes over Chronicle's, and over Grove's one process) and
  * Chronicle's own cost of sharing. Defaults: 2 processes, 1 thread, 1,000,000 records, 10 s, 3 rounds. With
- * {@code cells 1}, Grove's map is {@code grove-hash-file-inline}'s (entries in the table's cells) instead.
+ * {@code cells 1}, Grove's map is {@code grove-hash-file-inline}'s (entries in the table's cells) instead. With
+ * {@code reads G}, G% of the operations are gets and the rest puts and removes in MapHash's 3 to 1 (80 by default;
+ * 100: gets only). With {@code warmup W}, each run warms up for W seconds (3 by default).
  *
  * <p>{@code resume [kills K] [records N]}: how long the survivors wait when a process is killed holding a lock. A
  * holder process updates key 0 in place again and again, each update holding its segment's lock for 5 ms; a survivor
@@ -53,8 +55,6 @@ public final class SharedFileProcesses {
     private static final int KEY = 8;
     private static final int VALUE = 248;
     private static final long HEAP = 512L << 20;
-    /** The seconds each process runs before the timed phase: the JIT compiles the paths meanwhile. */
-    private static final int WARMUP_SECONDS = 3;
     /** Grove's map with entries in cells ({@code throughput cells 1}). */
     private static final String GROVE_CELLS = "grove-inline";
 
@@ -64,11 +64,12 @@ public final class SharedFileProcesses {
         switch (args[0]) {
             case "throughput" -> throughput(option(args, "cells", 0) == 1 ? GROVE_CELLS : "grove",
                     option(args, "processes", 2), option(args, "threads", 1), option(args, "records", 1_000_000),
-                    option(args, "seconds", 10), option(args, "rounds", 3));
+                    option(args, "seconds", 10), option(args, "rounds", 3), option(args, "reads", 80),
+                    option(args, "warmup", 3));
             case "resume" -> resume(option(args, "kills", 20), option(args, "records", 100_000));
             case "fill" -> fill(args[1], Path.of(args[2]), Long.parseLong(args[3]));
             case "run" -> run(args[1], Path.of(args[2]), Long.parseLong(args[3]), Integer.parseInt(args[4]),
-                    Integer.parseInt(args[5]));
+                    Integer.parseInt(args[5]), Integer.parseInt(args[6]), Integer.parseInt(args[7]));
             case "hold" -> hold(Path.of(args[1]), Long.parseLong(args[2]));
             case "survive" -> survive(Path.of(args[1]), Long.parseLong(args[2]));
             default -> throw new IllegalArgumentException("throughput or resume, not " + args[0]);
@@ -87,21 +88,21 @@ public final class SharedFileProcesses {
     // ---- throughput ----------------------------------------------------------------------------------------------
 
     private static void throughput(String grove, long processes, long threads, long records, long seconds,
-            long rounds) throws Exception {
+            long rounds, long reads, long warmup) throws Exception {
         String[] runs = {grove + ", " + processes + " processes", "chronicle, " + processes + " processes",
                 grove + ", 1 process", "chronicle, 1 process"};
         double[][] results = new double[runs.length][(int) rounds];
         for (int round = 0; round < rounds; round++) {
-            results[0][round] = shared(grove, (int) processes, threads, records, seconds);
-            results[1][round] = shared("chronicle", (int) processes, threads, records, seconds);
-            results[2][round] = shared(grove, 1, processes * threads, records, seconds);
-            results[3][round] = shared("chronicle", 1, processes * threads, records, seconds);
+            results[0][round] = shared(grove, (int) processes, threads, records, seconds, reads, warmup);
+            results[1][round] = shared("chronicle", (int) processes, threads, records, seconds, reads, warmup);
+            results[2][round] = shared(grove, 1, processes * threads, records, seconds, reads, warmup);
+            results[3][round] = shared("chronicle", 1, processes * threads, records, seconds, reads, warmup);
             System.out.printf("round %d: %s%n", round + 1, describe(runs, results, round));
         }
         double[] medians = Arrays.stream(results).mapToDouble(SharedFileProcesses::median).toArray();
-        System.out.printf("medians over %d rounds of %d s, %,d records, %d x %d threads: %s%n", rounds, seconds,
-                records, processes, threads, describe(runs, Arrays.stream(medians).mapToObj(m -> new double[] {m})
-                        .toArray(double[][]::new), 0));
+        System.out.printf("medians over %d rounds of %d s, %,d records, %d%% gets, %d x %d threads: %s%n", rounds,
+                seconds, records, reads, processes, threads, describe(runs, Arrays.stream(medians)
+                        .mapToObj(m -> new double[] {m}).toArray(double[][]::new), 0));
         System.out.printf("grove %d processes / chronicle %d processes: %.2f; / grove 1 process of %d threads: %.2f;"
                 + " chronicle %d processes / chronicle 1 process: %.2f%n", processes, processes,
                 medians[0] / medians[1], processes * threads, medians[0] / medians[2], processes,
@@ -128,8 +129,8 @@ public final class SharedFileProcesses {
      * {@code threads} threads on it for {@code seconds} after one start signal, and returns their operations per
      * second summed.
      */
-    private static double shared(String contender, int processes, long threads, long records, long seconds)
-            throws Exception {
+    private static double shared(String contender, int processes, long threads, long records, long seconds,
+            long reads, long warmup) throws Exception {
         Path file = Files.createTempFile("grove-shared-", ".map");
         Files.delete(file);
         try {
@@ -141,7 +142,8 @@ public final class SharedFileProcesses {
             BufferedReader[] outputs = new BufferedReader[processes];
             for (int p = 0; p < processes; p++) {
                 runners[p] = child(contender, "run", contender, file.toString(), String.valueOf(records),
-                        String.valueOf(seconds), String.valueOf(threads)).start();
+                        String.valueOf(seconds), String.valueOf(threads), String.valueOf(reads), String.valueOf(warmup))
+                        .start();
                 outputs[p] = new BufferedReader(new InputStreamReader(runners[p].getInputStream(),
                         StandardCharsets.US_ASCII));
                 expect(outputs[p], "ready", runners[p]);
@@ -187,10 +189,11 @@ public final class SharedFileProcesses {
     }
 
     /**
-     * Runs MapHash's 80/15/5 workload on the shared file once the driver says so, {@link #WARMUP_SECONDS} and then
+     * Runs MapHash's 80/15/5 workload on the shared file once the driver says so, {@code warmup} seconds and then
      * {@code seconds} more; prints its operations per second over the latter.
      */
-    private static void run(String contender, Path file, long records, int seconds, int threads) throws Exception {
+    private static void run(String contender, Path file, long records, int seconds, int threads, int reads,
+            int warmup) throws Exception {
         try (KvMap map = open(contender, file, records)) {
             System.out.println("ready");
             System.out.flush();
@@ -200,10 +203,10 @@ public final class SharedFileProcesses {
             Thread[] workers = new Thread[threads];
             for (int i = 0; i < threads; i++) {
                 long seed = ProcessHandle.current().pid() * 1_000 + i;
-                workers[i] = new Thread(() -> workload(map, records, seed, stop, ops));
+                workers[i] = new Thread(() -> workload(map, records, reads, seed, stop, ops));
                 workers[i].start();
             }
-            Thread.sleep(WARMUP_SECONDS * 1_000L);
+            Thread.sleep(warmup * 1_000L);
             long start = System.nanoTime();
             long before = ops.sum();
             Thread.sleep(seconds * 1_000L);
@@ -218,22 +221,23 @@ public final class SharedFileProcesses {
     }
 
     /**
-     * MapHash's 80/15/5 on uniform ids until {@code stop}, adding the operations done to {@code ops} every 256. Throws
-     * on a wrong value.
+     * MapHash's 80/15/5 on uniform ids ({@code reads}% gets, the rest puts and removes 3 to 1) until {@code stop},
+     * adding the operations done to {@code ops} every 256. Throws on a wrong value.
      */
-    private static void workload(KvMap map, long records, long seed, AtomicBoolean stop, LongAdder ops) {
+    private static void workload(KvMap map, long records, int reads, long seed, AtomicBoolean stop, LongAdder ops) {
+        int puts = reads + (100 - reads) * 3 / 4;
         KvThread t = new KvThread(KEY, VALUE);
         SplittableRandom random = new SplittableRandom(seed);
         while (!stop.get()) {
             for (int i = 0; i < 256; i++) {
                 long id = random.nextLong(records);
                 int op = random.nextInt(100);
-                if (op < 80) {
+                if (op < reads) {
                     t.key(id);
                     if (map.get(t, id) == KvMap.WRONG) {
                         throw new IllegalStateException("a wrong value for id " + id);
                     }
-                } else if (op < 95) {
+                } else if (op < puts) {
                     t.record(id);
                     map.put(t, id);
                 } else {
