@@ -719,12 +719,7 @@ class SharedFileTest {
      * checks that it succeeded and returns what it printed, its log included.
      */
     private String openAndPutSeven(Path file) throws Exception {
-        Path go = Files.createFile(dir.resolve("go"));
-        Path output = dir.resolve("opener.out");
-        Process opener = ChildJvm.start(RacingCreator.class, output, file.toString(), go.toString(), "7");
-        assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
-        String said = Files.readString(output);
-        assertEquals(0, opener.exitValue(), said);
+        String said = RacingCreator.runOnce(dir, file, 7, 0);
         assertTrue(said.contains("done"), said);
         return said;
     }

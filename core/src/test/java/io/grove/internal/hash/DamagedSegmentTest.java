@@ -17,7 +17,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -123,12 +122,7 @@ class DamagedSegmentTest {
             int s = lockedSegment(table);
             SegmentLayout.setSlots(table.block(s), table.offset(s), 0);
 
-            Path go = Files.createFile(dir.resolve("go"));
-            Path openerOutput = dir.resolve("opener.out");
-            Process opener = ChildJvm.start(RacingCreator.class, openerOutput, file.toString(), go.toString(), "7");
-            assertTrue(opener.waitFor(2, TimeUnit.MINUTES), "the opener did not end");
-            String said = Files.readString(openerOutput);
-            assertEquals(1, opener.exitValue(), said);
+            String said = RacingCreator.runOnce(dir, file, 7, 1);
             assertTrue(said.contains("GroveFileException") && said.contains(file.toString())
                     && said.contains("segment " + s + " is locked by process " + holder.pid())
                     && said.contains("the slot array is not a live slice"), said);
