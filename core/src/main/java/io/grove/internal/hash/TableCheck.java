@@ -39,16 +39,13 @@ public final class TableCheck {
     private long entries;
     private long bytes;
     private long slots;
-    private long counted;
-    private long sound;
 
     /**
      * What a walk found: the table's segments, the entries linked and their bytes, the slots of all arrays, the
-     * bytes of each cell of the arrays (0 if the table could not be read), the entries the segments' records count,
-     * the entries found sound (those a salvage handed out), and every problem (none if the table is sound).
+     * bytes of each cell of the arrays (0 if the table could not be read), and every problem (none if the table is
+     * sound).
      */
-    public record Report(int segments, long entries, long bytes, long slots, int cellBytes, long counted, long sound,
-            List<String> problems) {}
+    public record Report(int segments, long entries, long bytes, long slots, int cellBytes, List<String> problems) {}
 
     private TableCheck(Pool pool, HashTable table, BiConsumer<MemorySegment, MemorySegment> salvaged) {
         this.pool = pool;
@@ -94,7 +91,7 @@ public final class TableCheck {
         try {
             table = new HashTable(pool, true, directory);
         } catch (RuntimeException e) {
-            return new Report(0, 0, 0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
+            return new Report(0, 0, 0, 0, 0, List.of("directory: " + e.getMessage()));
         }
         TableCheck check = new TableCheck(pool, table, salvaged);
         for (int s = 0; s < table.segmentCount(); s++) {
@@ -105,7 +102,7 @@ public final class TableCheck {
             }
         }
         return new Report(table.segmentCount(), check.entries, check.bytes, check.slots, check.cellBytes,
-                check.counted, check.sound, check.problems);
+                check.problems);
     }
 
     private void problem(int s, String what) {
@@ -115,7 +112,6 @@ public final class TableCheck {
     private void segment(int s) {
         MemorySegment sb = table.block(s);
         long so = table.offset(s);
-        counted += Math.max(0, SegmentLayout.count(sb, so)); // as counted() reads it
         // (a segment marked closed is free at rest: a map's close leaves the mark, its next opening frees it)
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
             problem(s, "locked (lock " + SegmentLayout.lockValue(sb, so) + ", owner thread "
@@ -261,13 +257,9 @@ public final class TableCheck {
                     + ", but its bytes give " + Integer.toHexString(EntryLayout.check(eb, eo, length))
                     + " (a torn entry)");
         }
-        if (problems.size() == problemsBefore) {
-            sound++;
-            if (salvaged != null) {
-                int valueAt = EntryLayout.valueOffset(keyLength);
-                salvaged.accept(eb.asSlice(eo + EntryLayout.KEY, keyLength), eb.asSlice(eo + valueAt,
-                        length - valueAt));
-            }
+        if (salvaged != null && problems.size() == problemsBefore) {
+            int valueAt = EntryLayout.valueOffset(keyLength);
+            salvaged.accept(eb.asSlice(eo + EntryLayout.KEY, keyLength), eb.asSlice(eo + valueAt, length - valueAt));
         }
         return length;
     }

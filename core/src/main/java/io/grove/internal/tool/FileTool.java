@@ -51,9 +51,7 @@ public final class FileTool {
             return 2;
         }
         boolean verify = args[0].equals("verify");
-        try (MappedFile file = MappedFile.openReadOnly(Path.of(args[1]));
-                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), file.counts(),
-                        () -> { })) {
+        try (MappedFile file = MappedFile.openReadOnly(Path.of(args[1])); Pool pool = poolOf(file)) {
             TableCheck.Report table = pool.root() == 0 ? null : TableCheck.check(pool, pool.root());
             if (!verify) {
                 inspect(out, file, pool, table);
@@ -63,8 +61,7 @@ public final class FileTool {
             if (!pool.closedCleanly()) {
                 List<ProcessTable.Process> open = file.openIn();
                 out.println(!open.isEmpty()
-                        ? "problem: a map has the file open (" + open.getFirst() + (open.size() > 1 ? ", and "
-                                + (open.size() - 1) + " more" : "") + "): it may change while read"
+                        ? "problem: a map has the file open (" + processes(open) + "): it may change while read"
                         : pool.recoveryCause() == null ? "problem: no map ever closed the file"
                                 : "problem: the file " + pool.recoveryCause() + "; opening it recovers it");
                 problems++;
@@ -104,13 +101,11 @@ public final class FileTool {
             out.println("problem: " + salvaged.toAbsolutePath() + " exists: the salvage writes a new file");
             return 1;
         }
-        try (MappedFile file = MappedFile.openReadOnly(damaged);
-                Pool pool = Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), file.counts(),
-                        () -> { })) {
+        try (MappedFile file = MappedFile.openReadOnly(damaged); Pool pool = poolOf(file)) {
             List<ProcessTable.Process> open = file.openIn();
             if (!open.isEmpty()) {
-                out.println("problem: " + file.name() + " is open in " + open.getFirst() + (open.size() > 1
-                        ? " and " + (open.size() - 1) + " more" : "") + ": close every map on it first");
+                out.println("problem: " + file.name() + " is open in " + processes(open) + ": close every map on it"
+                        + " first");
                 return 1;
             }
             if (pool.root() == 0) {
@@ -120,10 +115,10 @@ public final class FileTool {
             FileHeader h = file.header();
             FileHeader settings = new FileHeader(h.maxFileSize(), h.blockSize(), h.cellBytes(), h.maxEntries(),
                     h.maxBytes(), h.keySerializer(), h.valueSerializer(), System.currentTimeMillis());
+            long counted = TableCheck.counted(pool, pool.root());
             // sized for the entries the segments count, which a damaged record may overstate: no entry takes less
             // than a cell or 40 bytes
-            long expected = Math.min(TableCheck.counted(pool, pool.root()),
-                    h.blockAreaSize() / Math.max(h.cellBytes(), 40));
+            long expected = Math.min(counted, h.blockAreaSize() / Math.max(h.cellBytes(), 40));
             TableCheck.Report report;
             long[] copied = {0};
             try (OffHeapHashMap<byte[], byte[]> copy = OffHeapHashMap.inFile(salvaged, settings, Serializers.bytes(),
@@ -141,7 +136,7 @@ public final class FileTool {
                 out.println("problem: " + p);
             }
             out.println(file.name() + ": " + copied[0] + " entries copied to " + salvaged.toAbsolutePath()
-                    + " (its segments count " + report.counted() + "), " + report.problems().size() + " problem(s)");
+                    + " (its segments count " + counted + "), " + report.problems().size() + " problem(s)");
             return report.problems().isEmpty() ? 0 : 1;
         } catch (GroveFileException e) {
             out.println("problem: " + e.getMessage());
@@ -150,6 +145,16 @@ public final class FileTool {
             out.println("problem: the copy failed, " + salvaged.toAbsolutePath() + " holds part of it: " + e);
             return 1;
         }
+    }
+
+    /** The pool of {@code file}, opened read-only, to read only. */
+    private static Pool poolOf(MappedFile file) {
+        return Pool.forReading(file.header().blockSize(), file.blocks(), file.state(), file.counts(), () -> { });
+    }
+
+    /** The first of {@code processes}, and how many more. */
+    private static String processes(List<ProcessTable.Process> processes) {
+        return processes.getFirst() + (processes.size() > 1 ? ", and " + (processes.size() - 1) + " more" : "");
     }
 
     private static void inspect(PrintStream out, MappedFile file, Pool pool, TableCheck.Report table) {
