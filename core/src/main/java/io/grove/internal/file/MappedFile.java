@@ -108,24 +108,26 @@ public final class MappedFile implements AutoCloseable {
         if (parent != null && !Files.isDirectory(parent)) {
             throw new GroveFileException(name, "cannot be created: its directory does not exist");
         }
-        deleteAbandonedDrafts(path);
-        try {
-            return open(path, name, wanted, gateWaitNanos);
-        } catch (Raced replaced) {
-            return openOrCreate(path, wanted, gateWaitNanos);
-        } catch (NoSuchFileException missing) {
-            if (Files.isSymbolicLink(path)) {
-                throw new GroveFileException(name, "is a symbolic link to a file that does not exist");
+        while (true) { // a race with another process's creation or deletion of the name: start again
+            deleteAbandonedDrafts(path);
+            try {
+                return open(path, name, wanted, gateWaitNanos);
+            } catch (Raced replaced) {
+                continue;
+            } catch (NoSuchFileException missing) {
+                if (Files.isSymbolicLink(path)) {
+                    throw new GroveFileException(name, "is a symbolic link to a file that does not exist");
+                }
+            } catch (IOException e) {
+                throw new GroveFileException(name, "cannot be opened: " + e, e);
             }
             try {
                 return create(path, name, wanted, gateWaitNanos);
             } catch (FileAlreadyExistsException | Raced raced) {
-                return openOrCreate(path, wanted, gateWaitNanos); // created, or our draft deleted, meanwhile
+                continue; // created, or our draft deleted, meanwhile
             } catch (IOException e) {
                 throw new GroveFileException(name, "cannot be created: " + e, e);
             }
-        } catch (IOException e) {
-            throw new GroveFileException(name, "cannot be opened: " + e, e);
         }
     }
 

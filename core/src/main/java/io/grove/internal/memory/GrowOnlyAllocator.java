@@ -22,26 +22,26 @@ final class GrowOnlyAllocator implements SliceAllocator {
 
     @Override
     public long allocate(int length) {
-        long ref = allocateFresh(length);
-        if (ref == Reference.NULL) {
+        long granules = sliceGranules(length);
+        long granule = blocks.bump(granules, this);
+        if (granule < 0) {
             throw new GroveOutOfMemoryException("memory limit reached (" + blocks.reservedBytes()
                     + " bytes reserved, grow-only reclamation never reuses memory): cannot allocate a slice of "
                     + length + " bytes");
         }
-        return ref;
+        return publishFresh(granule, granules, length);
     }
 
     @Override
-    public long allocateFresh(int length) {
-        long granules = Math.max(2, SliceHeader.granulesFor(length));
-        long granule = blocks.bump(granules, this);
-        if (granule < 0) {
-            return Reference.NULL;
-        }
-        SliceHeader.initialize(blocks.block(granule), blocks.offsetInBlock(granule), granules,
-                SliceHeader.state(VERSION, length));
+    public long sliceGranules(int length) {
+        return Math.max(2, SliceHeader.granulesFor(length));
+    }
+
+    @Override
+    public long publishFresh(long g, long granules, int length) {
+        SliceHeader.initialize(blocks.block(g), blocks.offsetInBlock(g), granules, SliceHeader.state(VERSION, length));
         liveSlices.increment();
-        return Reference.of(granule, VERSION);
+        return Reference.of(g, VERSION);
     }
 
     @Override

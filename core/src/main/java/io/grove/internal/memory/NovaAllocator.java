@@ -120,7 +120,7 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
 
     @Override
     public long allocate(int length) {
-        long n = FreeLists.roundedCapacity(Math.max(2, SliceHeader.granulesFor(length)));
+        long n = sliceGranules(length);
         long g = freeLists.pop(FreeLists.classOf(n));
         long capacity;
         boolean neverUsed = false;
@@ -140,10 +140,13 @@ final class NovaAllocator implements SliceAllocator, ReleaseLists.BatchSink {
     }
 
     @Override
-    public long allocateFresh(int length) {
-        long n = FreeLists.roundedCapacity(Math.max(2, SliceHeader.granulesFor(length)));
-        long g = blocks.bump(n, this);
-        return g < 0 ? Reference.NULL : publish(g, n, length, true);
+    public long sliceGranules(int length) {
+        return FreeLists.roundedCapacity(Math.max(2, SliceHeader.granulesFor(length)));
+    }
+
+    @Override
+    public long publishFresh(long g, long granules, int length) {
+        return publish(g, granules, length, true);
     }
 
     /** A2-A4 for the {@code capacity} granules at {@code g}: the new slice's reference. */

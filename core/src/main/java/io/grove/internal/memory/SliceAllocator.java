@@ -9,12 +9,14 @@ sealed interface SliceAllocator extends Blocks.TailSink permits NovaAllocator, G
     /** A new private slice of {@code length} payload bytes, all zero; its header is written. */
     long allocate(int length);
 
+    /** The granules, header included, that a new slice of {@code length} payload bytes takes: its capacity. */
+    long sliceGranules(int length);
+
     /**
-     * A new private slice of {@code length} payload bytes, all zero, taken only from memory never used before (the
-     * bump pointer), so that slices allocated one after another lie one after another; {@link Reference#NULL} if
-     * the memory limit leaves no fresh memory for it (reusable memory is not taken).
+     * Makes the {@code granules} granules at {@code g}, fresh from the bump pointer (all zero), a new private slice of
+     * {@code length} payload bytes, and returns its reference.
      */
-    long allocateFresh(int length);
+    long publishFresh(long g, long granules, int length);
 
     /** Deletes a shared slice; {@code false} if it was already deleted or {@code ref} is stale. */
     boolean delete(long ref);

@@ -1,9 +1,9 @@
 package io.grove.internal.sorted;
 
-import io.grove.GroveOutOfMemoryException;
 import io.grove.internal.memory.Pool;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.CallRegistry;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Rebalance (the Oak paper, §4.1, "rebalance guarantees"): replaces a chunk that is full, or has many removed
@@ -40,8 +40,9 @@ import io.grove.internal.sync.CallRegistry;
  *
  * <p>Layout for scans (a map built with {@code layOutForScans}). A rebalance that a scan asks for
  * ({@link #scanned}: the chunk holds many pairs out of key order and scans read it more than once) also moves the
- * pairs of the old chunks, in step 4, to fresh slices taken one after another from the pool's bump pointer, key then
- * value, in key order ({@link #moveInOrder}), so that later scans read them as one stream: a scan of pairs inserted
+ * pairs of the old chunks, in step 4, to fresh slices that lie one after another (taken from the pool's bump pointer
+ * in runs, so that no other thread's slices come between them), key then value, in key order
+ * ({@link #moveInOrder}), so that later scans read them as one stream: a scan of pairs inserted
  * in random order misses the cache on every key and value otherwise ({@code docs/experiments/ordered-scans.md}).
  * Each value is locked while it is copied and until it is deleted; the old slices are deleted after step 6 (values,
  * then keys). Pairs that a long-lived zero-copy handle may point into are never moved: such a handle marks its
@@ -283,53 +284,57 @@ final class Rebalancer {
      * (the lock states it rather than relies on it), and a reader that meets the lock waits, then finds the value
      * deleted and reads the entry again. A value whose header is not unlocked (a batch's claim) or a placeholder
      * stays where it is, with its key; so does every pair once fresh memory runs out. Returns how many pairs moved.
+     *
+     * <p>The values are all locked first, then the fresh slices taken in one call, which lays them out one after
+     * another whatever other threads allocate meanwhile ({@link Pool#allocateFresh}).
      */
     private int moveInOrder(long[] keyRefs, long[] valueRefs, int count, long[] movedKeys, long[] movedValues,
             long[] lockedHeaders) {
-        int moved = 0;
+        int[] pairs = new int[count]; // the pairs whose values are locked: pairs[m], its lock lockedHeaders[m]
+        int[] lengths = new int[2 * count]; // their keys' and values' lengths, key then value
+        int locked = 0;
         for (int i = 0; i < count; i++) {
+            long header = values.lockToMove(valueRefs[i]);
+            if (header != -1) {
+                pairs[locked] = i;
+                lockedHeaders[locked] = header;
+                lengths[2 * locked] = pool.length(keyRefs[i]);
+                lengths[2 * locked + 1] = pool.length(valueRefs[i]);
+                locked++;
+            }
+        }
+        long[] copies = new long[2 * locked];
+        int allocated = pool.allocateFresh(lengths, 2 * locked, copies);
+        int moved = 0;
+        for (int m = 0; m < locked; m++) {
+            int i = pairs[m];
+            long key = keyRefs[i];
             long value = valueRefs[i];
-            long locked = values.lockToMove(value);
-            if (locked == -1) {
+            if (2 * m + 1 >= allocated) { // no fresh memory for this pair: it stays, unlocked
+                if (2 * m < allocated) {
+                    pool.deletePrivate(copies[2 * m]);
+                }
+                values.restore(value, lockedHeaders[m] - 1);
                 continue;
             }
-            long key = keyRefs[i];
-            long newKey = copyToFresh(key);
-            long newValue = newKey == 0 ? 0 : copyToFresh(value);
-            if (newValue == 0) {
-                if (newKey != 0) {
-                    pool.deletePrivate(newKey);
-                }
-                values.restore(value, locked - 1);
-                break;
-            }
-            values.initializeCopy(newValue, locked - 1);
+            long newKey = copies[2 * m];
+            long newValue = copies[2 * m + 1];
+            copy(key, newKey, lengths[2 * m]);
+            copy(value, newValue, lengths[2 * m + 1]);
+            values.initializeCopy(newValue, lockedHeaders[m] - 1);
             keyRefs[i] = newKey;
             valueRefs[i] = newValue;
             movedKeys[moved] = key;
             movedValues[moved] = value;
-            lockedHeaders[moved++] = locked;
+            lockedHeaders[moved++] = lockedHeaders[m];
         }
         return moved;
     }
 
-    /**
-     * A copy of live slice {@code ref}'s payload in a fresh slice, or 0 if no fresh memory is left (the limit, or the
-     * operating system refusing a block: the chunks are frozen and values locked, so nothing may throw here).
-     */
-    private long copyToFresh(long ref) {
-        int length = pool.length(ref);
-        long copy;
-        try {
-            copy = pool.allocateFresh(length);
-        } catch (GroveOutOfMemoryException refused) {
-            return 0;
-        }
-        if (copy != 0) {
-            java.lang.foreign.MemorySegment.copy(pool.segment(ref), pool.payloadOffset(ref), pool.segment(copy),
-                    pool.payloadOffset(copy), length);
-        }
-        return copy;
+    /** Copies live slice {@code from}'s {@code length} payload bytes into slice {@code to}. */
+    private void copy(long from, long to, int length) {
+        MemorySegment.copy(pool.segment(from), pool.payloadOffset(from), pool.segment(to),
+                pool.payloadOffset(to), length);
     }
 
     /**

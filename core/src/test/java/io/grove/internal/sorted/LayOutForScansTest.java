@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.GroveSortedMap;
 import io.grove.MemoryPool;
 import io.grove.Reclamation;
+import io.grove.internal.memory.Pool;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
 import java.util.ArrayList;
@@ -77,8 +78,8 @@ class LayOutForScansTest {
     private static boolean laidOut(Chunk c) {
         long last = -1;
         for (int e = 0; e < c.sortedCount; e++) {
-            long key = io.grove.internal.memory.Pool.granuleOf(c.keyRef(e));
-            long value = io.grove.internal.memory.Pool.granuleOf(c.valueRef(e));
+            long key = Pool.granuleOf(c.keyRef(e));
+            long value = Pool.granuleOf(c.valueRef(e));
             if (key <= last || value <= key) {
                 return false;
             }
@@ -112,6 +113,48 @@ class LayOutForScansTest {
                 assertArrayEquals(x.getValue(), e.getValue());
             }
             assertEquals(KEYS * 2L, map.footprint().liveSlices(), "the moved pairs' old slices were not deleted");
+        }
+    }
+
+    /**
+     * Two threads scanning at once, one ascending and one descending, lay out chunks at the same time: each chunk's
+     * pairs still lie right after one another (all keys and all values have one size here, so each pair starts the
+     * same distance after the one before), not interleaved with the other thread's pairs. 20 maps of about 90 chunks;
+     * pairs taken slice by slice from the bump pointer interleaved here.
+     */
+    @Test
+    void chunksLaidOutByTwoThreadsAtOnceHoldTheirPairsTogether() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            try (GroveSortedMap<Long, byte[]> map = filledMap()) {
+                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(2);
+                Thread[] scanners = new Thread[2];
+                for (int t = 0; t < 2; t++) {
+                    var view = t == 0 ? map.zc() : map.zc().descendingMap();
+                    scanners[t] = Thread.ofPlatform().start(() -> {
+                        start.countDown();
+                        try {
+                            start.await();
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        for (int pass = 0; pass < 2; pass++) {
+                            view.entryStream().forEach(e -> e.getValue().getByte(0));
+                        }
+                    });
+                }
+                for (Thread scanner : scanners) {
+                    scanner.join();
+                }
+                for (Chunk c : chunks(map)) {
+                    assertTrue(laidOut(c), "round " + round + ": a chunk of " + c.sortedCount + " not laid out");
+                    long pair = Pool.granuleOf(c.keyRef(1)) - Pool.granuleOf(c.keyRef(0));
+                    for (int e = 1; e < c.sortedCount; e++) {
+                        assertEquals(pair, Pool.granuleOf(c.keyRef(e)) - Pool.granuleOf(c.keyRef(e - 1)),
+                                "round " + round + ": entry " + e + " of a chunk of " + c.sortedCount
+                                        + " does not follow the entry before it");
+                    }
+                }
+            }
         }
     }
 
