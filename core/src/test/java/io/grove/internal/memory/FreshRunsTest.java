@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grove.Reclamation;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
@@ -60,10 +62,10 @@ class FreshRunsTest {
         int count = 500;
         try (Pool pool = new Pool(BLOCK, 64L * BLOCK, Reclamation.NOVA)) {
             int[] lengths = new int[count];
-            java.util.Arrays.fill(lengths, 100);
+            Arrays.fill(lengths, 100);
             long step = capacity(Reclamation.NOVA, 100);
             CountDownLatch start = new CountDownLatch(2);
-            List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> failures = Collections.synchronizedList(new ArrayList<>());
             Runnable taker = () -> {
                 long[] refs = new long[count];
                 start.countDown();
@@ -101,7 +103,7 @@ class FreshRunsTest {
         try (Pool pool = new Pool(BLOCK, 2L * BLOCK, Reclamation.NOVA)) {
             int count = 3_000; // about 3 MB
             int[] lengths = new int[count];
-            java.util.Arrays.fill(lengths, 1_000);
+            Arrays.fill(lengths, 1_000);
             long[] refs = new long[count];
             int allocated = pool.allocateFresh(lengths, count, refs);
             assertTrue(allocated > 1_500 && allocated <= 2_048, allocated + " slices of 1,000 bytes in 2 MiB");

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -126,7 +127,7 @@ class LayOutForScansTest {
     void chunksLaidOutByTwoThreadsAtOnceHoldTheirPairsTogether() throws Exception {
         for (int round = 0; round < 20; round++) {
             try (GroveSortedMap<Long, byte[]> map = filledMap()) {
-                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(2);
+                CountDownLatch start = new CountDownLatch(2);
                 Thread[] scanners = new Thread[2];
                 for (int t = 0; t < 2; t++) {
                     var view = t == 0 ? map.zc() : map.zc().descendingMap();
