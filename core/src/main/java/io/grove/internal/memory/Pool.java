@@ -521,7 +521,7 @@ public final class Pool implements MemoryPool {
      * {@value #FRESH_RUN_BYTES} bytes, each taken from the bump pointer at once (a run starts a new block where the
      * current one has no room left for it). Returns how many slices were allocated, the first ones: fewer than
      * {@code count} only once no fresh memory can be had (the memory limit, or the operating system refusing a
-     * block); it throws nothing else, so that a caller holding locks need not undo anything but the slices missing.
+     * block), which is not thrown, so that a caller holding locks need only handle the slices missing.
      *
      * <p>Why runs: a map that lays its pairs out for scans copies a chunk's pairs into fresh slices one after
      * another; taken slice by slice, two threads laying out two chunks at once interleaved their pairs, and scans of
