@@ -236,7 +236,7 @@ final class Rebalancer {
             movedKeys = new long[live];
             movedValues = new long[live];
             lockedHeaders = new long[live];
-            moved = moveInOrder(keyRefs, valueRefs, live, movedKeys, movedValues, lockedHeaders);
+            moved = moveInOrder(keyRefs, keyLengths, valueRefs, live, movedKeys, movedValues, lockedHeaders);
         }
         Chunk[] fresh = build(old[0].minKey, old[old.length - 1].upperKey, keyRefs, keyLengths, keyPrefixes,
                 prefixPlans, valueRefs, live);
@@ -284,12 +284,13 @@ final class Rebalancer {
      * (the lock states it rather than relies on it), and a reader that meets the lock waits, then finds the value
      * deleted and reads the entry again. A value whose header is not unlocked (a batch's claim) or a placeholder
      * stays where it is, with its key; so does every pair once fresh memory runs out. Returns how many pairs moved.
+     * {@code keyLengths[i]} is key {@code i}'s length, as its entry gave it.
      *
      * <p>The values are all locked first, then the fresh slices taken in one call, which lays them out one after
      * another whatever other threads allocate meanwhile ({@link Pool#allocateFresh}).
      */
-    private int moveInOrder(long[] keyRefs, long[] valueRefs, int count, long[] movedKeys, long[] movedValues,
-            long[] lockedHeaders) {
+    private int moveInOrder(long[] keyRefs, int[] keyLengths, long[] valueRefs, int count, long[] movedKeys,
+            long[] movedValues, long[] lockedHeaders) {
         int[] pairs = new int[count]; // the pairs whose values are locked: pairs[m], its lock lockedHeaders[m]
         int[] lengths = new int[2 * count]; // their keys' and values' lengths, key then value
         int locked = 0;
@@ -298,7 +299,7 @@ final class Rebalancer {
             if (header != -1) {
                 pairs[locked] = i;
                 lockedHeaders[locked] = header;
-                lengths[2 * locked] = pool.length(keyRefs[i]);
+                lengths[2 * locked] = keyLengths[i];
                 lengths[2 * locked + 1] = pool.length(valueRefs[i]);
                 locked++;
             }
