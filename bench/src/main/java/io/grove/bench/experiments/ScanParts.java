@@ -13,7 +13,8 @@ import java.util.Map;
  * {@code iter}: the zero-copy stream's iterator, reading nothing; {@code iter+key}: reading one byte of each key
  * through its handle; {@code iter+key+value}: also a word of each value; {@code stream}: the same through
  * {@code mapToLong().sum()}; {@code forEach}: a key byte and two value words through {@code limit().forEach()}, as the
- * benchmark's stream scans read.
+ * benchmark's stream scans read; {@code set}: the same words through the iterator of {@code zc().entrySet()}, whose
+ * elements are new handles each (the benchmark's set scans).
  * Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanParts}.
  */
 public final class ScanParts {
@@ -75,9 +76,16 @@ public final class ScanParts {
                             e.getKey().getByte(3) + e.getValue().getLong(0) + e.getValue().getLong(8));
                 }
                 long t5 = System.nanoTime();
+                for (int r = 0; r < SCANS; r++) {
+                    for (Map.Entry<Handle, Handle> e : map.zc().tailMap(from, true).entrySet()) {
+                        sink += e.getKey().getByte(3) + e.getValue().getLong(0) + e.getValue().getLong(8);
+                    }
+                }
+                long t6 = System.nanoTime();
                 System.out.printf("cursor %.1f  iter %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f"
-                        + "  forEach %.1f ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs,
-                        (t2 - tIter) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs, sink + sum[0]);
+                        + "  forEach %.1f  set %.1f ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs,
+                        (t2 - tIter) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs,
+                        (t6 - t5) / pairs, sink + sum[0]);
             }
         }
     }

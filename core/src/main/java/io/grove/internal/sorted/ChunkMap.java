@@ -559,21 +559,6 @@ final class ChunkMap<K, V> {
         }
     }
 
-    /** As {@link #currentValue}, the value reference; 0 if the key was removed meanwhile. */
-    long currentValueRef(Cursor cursor) {
-        long present = values.presentValue(cursor.valueRef());
-        if (present > 0) {
-            return present;
-        }
-        Scratch s = scratch.acquire();
-        try {
-            s.setKeyBytes(cursor.keySegment(), cursor.keyLength());
-            return valueRefOf(s);
-        } finally {
-            s.release();
-        }
-    }
-
     // ---- whole map
 
     /** The number of entries with values, summed over the chunks of one index snapshot. */

@@ -3,10 +3,10 @@ package io.grove.internal.sorted;
 import io.grove.internal.view.SliceHandle;
 
 /**
- * Where the reused handles of a zero-copy stream found their slices: an entry of a chunk
- * ({@link SliceHandle#from}). The entry vouches for the slice after a read, so that the read need not look at the
- * slice's header ({@link SliceHandle.Origin}); a slice found gone is followed through the rebalances that may have
- * moved it ({@link Moves}).
+ * Where the handles of a zero-copy scan found their slices: an entry of a chunk ({@link SliceHandle#from}). The entry
+ * vouches for the slice after a read, so that the read need not look at the slice's header
+ * ({@link SliceHandle.Origin}); a stream's reused handles, read by one thread, also follow a slice found gone through
+ * the rebalances that may have moved it ({@link Moves}).
  *
  * <p>Why the entry's word is enough: a key slice is deleted only after its chunk was replaced (Chunk I4), and a
  * value slice only after it left its entry (a compare-and-set of the entry by its writer, {@link EntryUpdates}, or by

@@ -1,6 +1,7 @@
 package io.grove.internal.sorted;
 
 import io.grove.ZeroCopySortedReads;
+import io.grove.internal.view.KeyBuffer;
 import io.grove.internal.view.ReusedEntry;
 import io.grove.internal.view.ScanSpliterator;
 import io.grove.internal.view.SliceHandle;
@@ -8,7 +9,6 @@ import io.grove.view.Handle;
 import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.Collection;
-import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -147,10 +147,15 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         return StreamSupport.stream(pairs.of(new ReusedEntry().set(pairs.key, pairs.value)), false);
     }
 
-    /** A handle for keys or values: a snapshot's reads under its lease, a map's value handle under its stamp. */
+    /**
+     * A handle for keys or values that several threads may read: a snapshot's reads under its lease; a map's told the
+     * entry it reads, which vouches for its slice (a set's iterator marks the entry's chunk so that no rebalance moves
+     * it, {@link Chunk#handOut}), a value's reads under its stamp.
+     */
     private SliceHandle newHandle(boolean forKeys) {
         return snapshot != null ? new SliceHandle(map.pool, snapshot)
-                : forKeys ? new SliceHandle(map.pool) : new SliceHandle(map.pool, map.values);
+                : forKeys ? new SliceHandle(map.pool, null, EntryOrigin.KEY)
+                : new SliceHandle(map.pool, map.values, EntryOrigin.VALUE);
     }
 
     /**
@@ -203,29 +208,32 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         }
 
         /**
-         * A reused handle for keys or values: as {@link #newHandle}, and outside a snapshot one told the entry it
-         * reads.
+         * A reused handle for keys or values: a snapshot's as {@link #newHandle}; outside a snapshot, read by one
+         * thread, which also follows its pair when a layout moves it.
          */
         private SliceHandle newReusedHandle(boolean forKeys) {
             if (snapshot != null) {
                 return newHandle(forKeys);
             }
-            return forKeys ? new SliceHandle(map.pool, null, EntryOrigin.KEY)
-                    : new SliceHandle(map.pool, map.values, EntryOrigin.VALUE);
+            return forKeys ? SliceHandle.oneReader(map.pool, null, EntryOrigin.KEY)
+                    : SliceHandle.oneReader(map.pool, map.values, EntryOrigin.VALUE);
         }
     }
 
     /**
-     * Key and value handles of each entry in view order, new ones for each. An entry removed between the cursor and
-     * the handles is skipped, as a weakly consistent scan may; a snapshot's entries are never removed under it (its
-     * slices stay while it is open).
+     * Key and value handles of each entry in view order, new ones for each, pointed as a stream's are (from what the
+     * cursor read when it found the value live): a value replaced or removed since fails their reads, as it would a
+     * moment after {@code next} returned it. A snapshot's entries are never removed under it (its slices stay while
+     * it is open). Each element's key is copied into one of two buffers the scan reuses, for {@code remove}.
      */
     private final class Scan implements Iterator<Map.Entry<Handle, Handle>> {
         private final Cursor cursor = view.cursor(false, true);
         private SliceHandle aheadKey;
         private SliceHandle aheadValue;
-        private Key aheadKeyBytes;
-        private Key lastKey;
+        /** The key bytes of the element read ahead, and of the last one returned (for remove); swapped by next. */
+        private KeyBuffer aheadKeyBytes = new KeyBuffer();
+        private KeyBuffer lastKey = new KeyBuffer();
+        private boolean removable;
 
         @Override
         public boolean hasNext() {
@@ -234,39 +242,23 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                 if (!cursor.advance()) {
                     return false;
                 }
-                SliceHandle key = newHandle(true);
-                SliceHandle value = newHandle(false);
-                try {
-                    if (snapshot != null) {
-                        key.pointAt(cursor.keyRef());
-                        value.pointAt(cursor.valueRef(), map.values.headerSize, -1, SliceHandle.NO_STAMP);
-                    } else {
-                        if (map.rebalancer.laysOut() && !cursor.entryChunk().handOut()) {
-                            // these handles outlive the element: mark their chunk, active, so that no rebalance
-                            // moves the pair (Moves); this one may be rebuilt with moves: take the key again there
-                            map.rebalancer.awaitReplaced(cursor.entryChunk());
-                            cursor.again();
-                            continue;
-                        }
-                        key.pointAt(cursor.keyRef());
-                        if (!point(value, cursor.valueRef())) {
-                            // the value the cursor saw was replaced since: take the key's value now, if any
-                            long now = map.currentValueRef(cursor);
-                            if (now == 0 || !point(value, now)) {
-                                continue;
-                            }
-                        }
-                    }
-                } catch (ConcurrentModificationException removedMeanwhile) {
-                    if (snapshot != null) {
-                        snapshot.check(); // a snapshot's slices are freed only once it is closed
-                        throw removedMeanwhile;
-                    }
-                    continue; // the key's slice is gone: the entry was removed and compacted
+                Chunk chunk = cursor.entryChunk();
+                if (snapshot == null && map.rebalancer.laysOut() && !chunk.handOut()) {
+                    // these handles outlive the element: mark their chunk, active, so that no rebalance moves the
+                    // pair (Moves); this one may be rebuilt with moves: take the key again there
+                    map.rebalancer.awaitReplaced(chunk);
+                    cursor.again();
+                    continue;
                 }
-                aheadKey = key;
-                aheadValue = value;
-                aheadKeyBytes = Key.copyOf(cursor.keySegment(), 0, cursor.keyLength());
+                int entry = cursor.entryIndex();
+                long keyRef = cursor.keyRef();
+                aheadKey = newHandle(true).pointAtNext(keyRef, map.pool.segment(keyRef),
+                        map.pool.payloadOffset(keyRef), cursor.keySliceLength(), 0, SliceHandle.NO_STAMP, chunk,
+                        entry);
+                aheadValue = newHandle(false).pointAtNext(cursor.valueRef(), cursor.valueBlock(),
+                        cursor.valuePayload(), cursor.valueLength(), map.values.headerSize,
+                        snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP, chunk, entry);
+                aheadKeyBytes.setBytes(cursor.keySegment(), cursor.keyLength());
             }
             return true;
         }
@@ -277,7 +269,10 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                 throw new NoSuchElementException();
             }
             Map.Entry<Handle, Handle> result = new java.util.AbstractMap.SimpleImmutableEntry<>(aheadKey, aheadValue);
-            lastKey = aheadKeyBytes;
+            KeyBuffer returned = aheadKeyBytes;
+            aheadKeyBytes = lastKey;
+            lastKey = returned;
+            removable = true;
             aheadKey = null;
             aheadValue = null;
             return result;
@@ -288,21 +283,11 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             if (snapshot != null) {
                 throw new UnsupportedOperationException("a snapshot is read-only");
             }
-            if (lastKey == null) {
+            if (!removable) {
                 throw new IllegalStateException("next() has not been called, or remove() was called already");
             }
             map.update(map.readKey(lastKey.segment(), lastKey.length()), Update.REMOVE, null, null, null);
-            lastKey = null;
-        }
-
-        /** Points {@code handle} at value {@code ref}'s bytes; {@code false} if that value is gone. */
-        private boolean point(SliceHandle handle, long ref) {
-            try {
-                handle.pointAt(ref, map.values.headerSize, -1, ValueHeader.STAMP);
-                return true;
-            } catch (ConcurrentModificationException gone) {
-                return false;
-            }
+            removable = false;
         }
 
         /** The key (or value) handles of this scan. */

@@ -49,20 +49,24 @@ import java.util.function.Function;
  * the slice in a way that proves it live (an ordered map: the entry still refers to it and the chunk was not replaced,
  * as no slice is deleted before it leaves its entry or its chunk is replaced); only if it cannot say so is the slice's
  * header read. This spares a scan's reads the header of every slice they read (the origin is on the heap, in lines the
- * scan has just read). A handle with an origin must be read by one thread at a time (maps give one only to a stream's
- * reused elements, which {@link #pointAt} re-points anyway), so it also keeps the stamp its last read found unchanged
- * after it, and the next read starts from it instead of reading the stamp again (step (1)): that stamp was read before
- * the next read's bytes, so equal stamps around them still mean that no write overlapped them; a stamp that moved sends
- * the read back to (1). Its getters try a <i>quick read</i> first, which the compiler inlines into the caller: (1) the
- * confirmed stamp, else the stamp read now if no writer holds it; (2) the bytes; (3) the stamp unchanged and (4) the
- * origin vouching; if any of these fails, the read is made again under the whole protocol, out of line. It proves what
- * the whole protocol proves, by the same steps.
+ * scan has just read). Its getters try a <i>quick read</i> first, which the compiler inlines into the caller: (1) the
+ * stamp read now if no writer holds it; (2) the bytes; (3) the stamp unchanged and (4) the origin vouching; if any of
+ * these fails, the read is made again under the whole protocol, out of line. It proves what the whole protocol
+ * proves, by the same steps.
+ *
+ * <p><b>One reader.</b> A handle made {@link #oneReader} (a stream's reused elements, which {@link #pointAt} re-points
+ * anyway) is read by one thread at a time. It keeps the stamp its last read found unchanged after it, and the next
+ * read starts from it instead of reading the stamp again (step (1)): that stamp was read before the next read's bytes
+ * in that thread's program order, so equal stamps around them still mean that no write overlapped them; a stamp that
+ * moved sends the read back to (1). (Another thread could load those bytes before it loaded the kept stamp, which is
+ * why a handle read by several threads keeps none.)
  *
  * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
- * key order), deleting the old one. When a read of a handle with an origin finds the slice gone (the stamp's removed
- * bit, or step (4)), it asks the origin whether the bytes moved, and if so reads again from the new slice, pointed
- * at the same range. Bytes that were removed or replaced did not move: the read throws as before. Such a read
- * re-points the handle (one more reason to read it from one thread at a time).
+ * key order), deleting the old one. When a read of a one-reader handle with an origin finds the slice gone (the
+ * stamp's removed bit, or step (4)), it asks the origin whether the bytes moved, and if so reads again from the new
+ * slice, pointed at the same range. Bytes that were removed or replaced did not move: the read throws as before.
+ * Such a read re-points the handle. A map hands out handles read by several threads only on slices it does not move
+ * (an ordered map's set iterators mark their chunks, {@code Chunk#handOut}).
  *
  * <p><b>Lease.</b> A handle on bytes that stay unchanged only for a while (the versions an open snapshot reads:
  * nobody writes or frees them until it closes) reads without a stamp under a {@link Lease}: step (4) first checks that
@@ -73,8 +77,8 @@ import java.util.function.Function;
  * in the copied range are unspecified (and a {@link ByteBuffer} target's position has advanced); a copy that is
  * started over rewinds the buffer's position first.
  *
- * <p>A handle without an origin may be read from several threads at once once safely published. {@link #pointAt}
- * (used by scans that reuse one handle) must not race with reads.
+ * <p>A handle that is not {@link #oneReader} may be read from several threads at once once safely published.
+ * {@link #pointAt} (used by scans that reuse one handle) must not race with reads.
  */
 public final class SliceHandle implements Handle {
     /** The stamp offset that says "no stamp" ({@link #pointAt(long, int, int, int)}). */
@@ -126,7 +130,8 @@ public final class SliceHandle implements Handle {
         /**
          * Points {@code handle}, whose slice is gone, at the slice its bytes were moved to
          * ({@link SliceHandle#pointAtMoved}), and returns whether they were moved; {@code false} if they were removed
-         * or replaced instead. {@code place} and {@code index} are what the handle was pointed {@link #from}.
+         * or replaced instead. {@code place} and {@code index} are what the handle was pointed {@link #from}. Asked
+         * only by {@link #oneReader} handles.
          */
         boolean follow(SliceHandle handle, Object place, int index);
     }
@@ -150,10 +155,15 @@ public final class SliceHandle implements Handle {
     private final Lease lease;
     /** Where the map found the slice (see the class notes), or {@code null}: reads validate against its header. */
     private final Origin origin;
+    /** Whether one thread at a time reads the handle, which then keeps a confirmed stamp and follows moves. */
+    private final boolean oneReader;
     /** Always open on the slice, read-only; the getters read through it. Never handed to user code. */
     private final SegmentView view = new SegmentView();
-    /** The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag. */
-    private final SegmentView callbackView = new SegmentView();
+    /**
+     * The view {@link #read} hands to its callback, opened and closed around it; claimed by a CAS on the flag, and
+     * made by the first claim (a scan's handles are mostly read by getters, which need none).
+     */
+    private SegmentView callbackView;
     @SuppressWarnings("unused") // accessed through CALLBACK_VIEW_BUSY
     private volatile int callbackViewBusy;
     private long ref;
@@ -172,7 +182,7 @@ public final class SliceHandle implements Handle {
     private Object place;
     private int index;
     /**
-     * In a handle with an origin: the stamp the last read found unchanged after it, which serves as step (1) of the
+     * In a {@link #oneReader} handle: the stamp the last read found unchanged after it, which serves as step (1) of the
      * next read; {@link #UNCONFIRMED} if none.
      */
     private long confirmedStamp = UNCONFIRMED;
@@ -193,28 +203,37 @@ public final class SliceHandle implements Handle {
      * can tell ({@link WriterCheck}).
      */
     public SliceHandle(Pool pool, WriterCheck writers) {
-        this(pool, writers, null, null);
+        this(pool, writers, null, null, false);
     }
 
     /**
      * A handle not yet pointed at anything, that is told where the map found each slice ({@link #from}) and asks
-     * {@code origin} about it; with a stamp whose writers {@code writers} can tell, or ({@code writers} null) without
-     * one.
+     * {@code origin} to vouch for it; with a stamp whose writers {@code writers} can tell, or ({@code writers} null)
+     * without one. It may be read by several threads; its bytes must not be moved (see the class notes).
      */
     public SliceHandle(Pool pool, WriterCheck writers, Origin origin) {
-        this(pool, writers, null, origin);
+        this(pool, writers, null, origin, false);
     }
 
     /** A handle not yet pointed at anything, on slices read without a stamp under {@code lease}. */
     public SliceHandle(Pool pool, Lease lease) {
-        this(pool, null, lease, null);
+        this(pool, null, lease, null, false);
     }
 
-    private SliceHandle(Pool pool, WriterCheck writers, Lease lease, Origin origin) {
+    private SliceHandle(Pool pool, WriterCheck writers, Lease lease, Origin origin, boolean oneReader) {
         this.pool = pool;
         this.writers = writers;
         this.lease = lease;
         this.origin = origin;
+        this.oneReader = oneReader;
+    }
+
+    /**
+     * As {@link #SliceHandle(Pool, WriterCheck, Origin)}, for one thread at a time: it keeps the stamp its last read
+     * confirmed, and follows bytes the map moves (see the class notes).
+     */
+    public static SliceHandle oneReader(Pool pool, WriterCheck writers, Origin origin) {
+        return new SliceHandle(pool, writers, null, Objects.requireNonNull(origin, "origin"), true);
     }
 
     /**
@@ -327,7 +346,7 @@ public final class SliceHandle implements Handle {
 
     /** Whether the handle's slice, found gone, had its bytes moved: then the handle now points where they went. */
     private boolean moved() {
-        return origin != null && place != null && origin.follow(this, place, index);
+        return oneReader && place != null && origin.follow(this, place, index);
     }
 
     /** The reference this handle reads. */
@@ -407,7 +426,7 @@ public final class SliceHandle implements Handle {
             if (!sameIdentity()) {
                 throw Pool.stale(ref); // the entry was replaced in place
             }
-            if (origin != null) {
+            if (oneReader) {
                 confirmedStamp = unchanged ? stamp : UNCONFIRMED;
             }
             return unchanged;
@@ -419,9 +438,9 @@ public final class SliceHandle implements Handle {
     }
 
     /**
-     * Step (1) of the quick read of a handle with an origin ({@link #vouchedSince}): the stamp the last read confirmed,
-     * else the stamp read now if no writer holds it; 0 without a stamp; {@link #UNCONFIRMED} if the read must follow
-     * the whole protocol ({@link #readBits}).
+     * Step (1) of the quick read of a handle with an origin ({@link #vouchedSince}): the stamp the last read
+     * confirmed ({@link #oneReader}), else the stamp read now if no writer holds it; 0 without a stamp;
+     * {@link #UNCONFIRMED} if the read must follow the whole protocol ({@link #readBits}).
      */
     private long quickStamp() {
         if (origin == null || place == null) {
@@ -453,7 +472,9 @@ public final class SliceHandle implements Handle {
         if (!origin.holds(place, index, ref)) {
             return false;
         }
-        confirmedStamp = stamp;
+        if (oneReader) {
+            confirmedStamp = stamp;
+        }
         return true;
     }
 
@@ -476,7 +497,15 @@ public final class SliceHandle implements Handle {
     @Override
     public <T> T read(Function<? super ReadView, ? extends T> reader) {
         boolean cached = CALLBACK_VIEW_BUSY.compareAndSet(this, 0, 1);
-        SegmentView scoped = cached ? callbackView : new SegmentView(); // another thread is in read(): its own view
+        SegmentView scoped;
+        if (cached) {
+            if (callbackView == null) {
+                callbackView = new SegmentView(); // seen by the next claim: the flag's release, then its CAS
+            }
+            scoped = callbackView;
+        } else {
+            scoped = new SegmentView(); // another thread is in read(): its own view
+        }
         try {
             while (true) {
                 long stamp = stableStamp();
@@ -510,8 +539,8 @@ public final class SliceHandle implements Handle {
         return view.size();
     }
 
-    // Each getter first tries the quick read of a handle with an origin (a stream's reused handles, read pair after
-    // pair): a few lines that the compiler inlines into the caller, the whole protocol kept out of line.
+    // Each getter first tries the quick read of a handle with an origin (the handles of an ordered map's scans): a few
+    // lines that the compiler inlines into the caller, the whole protocol kept out of line.
 
     @Override
     public byte getByte(int index) {
