@@ -245,8 +245,10 @@ public interface GroveSortedMap<K, V> extends ConcurrentNavigableMap<K, V>, Auto
          * move overlaps runs its function again at the new place ({@link io.grove.view.Handle#read}, whose function
          * must so have no side effects even when nothing writes the map); a handle that outlives its read
          * ({@code zc().get}, the iterators of the {@code zc()} sets) marks its chunk, and the pairs of a marked chunk's
-         * range are never moved again. Not allowed together with {@link #snapshots()}, nor with a shared {@link #pool}
-         * whose reclamation never reuses memory ({@link Reclamation#GROW_ONLY}).
+         * range are never moved again; so a set's iterator lays a chunk whose pairs are out of order out before it
+         * marks it (the iterator's first step into such a chunk pays the copy). Not allowed together with
+         * {@link #snapshots()}, nor with a shared {@link #pool} whose reclamation never reuses memory
+         * ({@link Reclamation#GROW_ONLY}).
          */
         public Builder<K, V> layOutForScans() {
             this.layOutForScans = true;

@@ -430,12 +430,19 @@ final class Chunk {
 
     /**
      * Counts a scan that read this chunk to its end; whether the chunk should now be laid out again: scanned more
-     * than once since it was built, and holding many pairs out of key order (it was not laid out, or a quarter as
-     * many entries were inserted since).
+     * than once since it was built, and {@link #holdsPairsOutOfOrder}.
      */
     boolean scannedOutOfOrder() {
+        return holdsPairsOutOfOrder() && ++scans >= 2;
+    }
+
+    /**
+     * Whether many of this chunk's pairs lie out of key order: it was not laid out, or a quarter as many entries
+     * were inserted since.
+     */
+    boolean holdsPairsOutOfOrder() {
         int unordered = laidOut ? allocated() - sortedCount : allocated();
-        return unordered > 0 && unordered >= (laidOut ? Math.max(1, sortedCount / 4) : 1) && ++scans >= 2;
+        return unordered > 0 && unordered >= (laidOut ? Math.max(1, sortedCount / 4) : 1);
     }
 
     /** Records, right after its {@link #freeze}, that the rebalance of {@code rebalanced} froze this chunk. */

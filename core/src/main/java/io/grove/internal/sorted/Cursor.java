@@ -157,13 +157,13 @@ final class Cursor {
             next = descending ? startDescending(hi, hiInclusive) : startAscending(lo, loInclusive);
         } else if (again) {
             again = false;
-            next = start(Key.copyOf(lastKeySegment, 0, lastKeyLength), true);
+            next = relocate(true);
         } else {
             next = following(true);
         }
         for (int gone = 0; ; ) {
             if (next == MOVED) {
-                next = relocate();
+                next = relocate(false);
                 continue;
             }
             if (next == END) {
@@ -204,7 +204,7 @@ final class Cursor {
                 // entry goes back to the read-ahead first, as the key may have a new value (relocate's walk).
                 if (chunk.isReplaced()) {
                     unread();
-                    next = relocate();
+                    next = relocate(false);
                 } else {
                     // The entry may still hold the value a writer is taking out of it: let that writer run (two
                     // virtual threads that re-read without pausing can keep it off both carriers for good)
@@ -219,7 +219,7 @@ final class Cursor {
             if (copyKeys) {
                 copyKey(chunk.keyRef(next), chunk.keyLength(next));
                 if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
-                    next = relocate();
+                    next = relocate(false);
                     continue;
                 }
                 acceptKey();
@@ -260,24 +260,26 @@ final class Cursor {
     }
 
     /**
-     * Re-finds the position in the current index, just past the last emitted key, after the cursor found its
-     * chunk replaced. Throws {@link IllegalStateException} if the map was closed meanwhile.
+     * Re-finds the position in the current index, just past the last emitted key ({@code inclusive}: at it), after
+     * the cursor found its chunk replaced (or was told to emit that key {@link #again}). Throws
+     * {@link IllegalStateException} if the map was closed meanwhile.
      *
-     * <p>Without {@link #copyKeys} the last key is copied now from its slice, which is still that key's if the
-     * slice is live after the copy. If it is not (the key was removed and the rebalance dropped it), the cursor
-     * goes on through the replaced chunk, whose list no longer changes, to the first entry whose key it can copy
-     * that way, and resumes at that key, inclusive: every key between the two that was present throughout was in
-     * that chunk with its key slice kept. The walk starts with the entry the cursor was at: one whose value was
-     * found gone may have a new one ({@link #unread}). If the chunk holds no such key, it resumes at the next chunk.
+     * <p>Without {@link #copyKeys} the last key is copied now from its slice (from where the rebalances since moved
+     * it, {@link Moves#keyNow}), which is still that key's if the slice is live after the copy. If it is not (the key
+     * was removed and the rebalance dropped it), the cursor goes on through the replaced chunk, whose list no longer
+     * changes, to the first entry whose key it can copy that way, and resumes at that key, inclusive: every key
+     * between the two that was present throughout was in that chunk with its key slice kept. The walk starts with the
+     * entry the cursor was at: one whose value was found gone may have a new one ({@link #unread}). If the chunk holds
+     * no such key, it resumes at the next chunk.
      */
-    private int relocate() {
+    private int relocate(boolean inclusive) {
         closing.check();
         if (lastChunk != chunk) { // nothing emitted from this chunk: start it again
             return start(enteredAt, enteredInclusive);
         }
         if (copyKeys || copyLive(lastEntry)) {
             return start(Key.copyOf(copyKeys ? lastKeySegment : candidateKeySegment, 0,
-                    copyKeys ? lastKeyLength : candidateKeyLength), false);
+                    copyKeys ? lastKeyLength : candidateKeyLength), inclusive);
         }
         for (int n = following(false); n != Chunk.NONE; n = following(false)) {
             if (copyLive(n)) {
@@ -572,7 +574,7 @@ final class Cursor {
 
     /**
      * Makes the next {@link #advance} emit the current key again (if still present), from the chunks that replaced
-     * the one it was read from, which the caller waited for. Only for a cursor that {@link #copyKeys}.
+     * the one it was read from, which the caller waited for.
      */
     void again() {
         again = true;

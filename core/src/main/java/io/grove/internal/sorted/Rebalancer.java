@@ -162,6 +162,21 @@ final class Rebalancer {
         }
     }
 
+    /**
+     * Called by a set's iterator before it marks chunk {@code c} ({@link Chunk#handOut}), after which no rebalance
+     * moves its pairs: in a map that lays out its pairs for scans, rebuilds {@code c} with them in key order now if
+     * it holds many out of order and is not marked yet, as this is the last chance. Returns whether it did (the
+     * caller then reads the chunks that replaced {@code c}). Skipped as {@link #scanned} is.
+     */
+    boolean layOutBeforeHandOut(Chunk c) {
+        if (layOut && !c.isHandedOut() && c.isActive() && c.holdsPairsOutOfOrder() && !calls.callerWithin(c)
+                && c.freeze()) {
+            replaceAndMerge(c, true);
+            return true;
+        }
+        return false;
+    }
+
     /** Whether the map lays its pairs out in key order for scans. */
     boolean laysOut() {
         return layOut;

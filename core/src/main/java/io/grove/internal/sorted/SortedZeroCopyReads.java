@@ -9,6 +9,7 @@ import io.grove.view.Handle;
 import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.Collection;
+import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -223,11 +224,14 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
     /**
      * Key and value handles of each entry in view order, new ones for each, pointed as a stream's are (from what the
      * cursor read when it found the value live): a value replaced or removed since fails their reads, as it would a
-     * moment after {@code next} returned it. A snapshot's entries are never removed under it (its slices stay while
-     * it is open). Each element's key is copied into one of two buffers the scan reuses, for {@code remove}.
+     * moment after {@code next} returned it; an element whose key was removed and its slice dropped since is
+     * skipped, as a weakly consistent scan may. A snapshot's entries are never removed under it (its slices stay
+     * while it is open). Each element's key is copied, through its handle, into one of two buffers the scan reuses,
+     * for {@code remove}: the cursor copies none (copying a key out of the cursor into another heap buffer made an
+     * element 3x slower at 200,000 pairs, for reasons not found: BENCHMARKS.md, "Set scans").
      */
     private final class Scan implements Iterator<Map.Entry<Handle, Handle>> {
-        private final Cursor cursor = view.cursor(false, true);
+        private final Cursor cursor = view.cursor(false, false);
         private SliceHandle aheadKey;
         private SliceHandle aheadValue;
         /** The key bytes of the element read ahead, and of the last one returned (for remove); swapped by next. */
@@ -243,9 +247,11 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                     return false;
                 }
                 Chunk chunk = cursor.entryChunk();
-                if (snapshot == null && map.rebalancer.laysOut() && !chunk.handOut()) {
+                if (snapshot == null && map.rebalancer.laysOut()
+                        && (map.rebalancer.layOutBeforeHandOut(chunk) || !chunk.handOut())) {
                     // these handles outlive the element: mark their chunk, active, so that no rebalance moves the
-                    // pair (Moves); this one may be rebuilt with moves: take the key again there
+                    // pair (Moves), after laying its pairs out if they are out of order (they will stay where they
+                    // are); a chunk found frozen may be rebuilt with moves: take the key again from the new chunks
                     map.rebalancer.awaitReplaced(chunk);
                     cursor.again();
                     continue;
@@ -258,7 +264,16 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
                 aheadValue = newHandle(false).pointAtNext(cursor.valueRef(), cursor.valueBlock(),
                         cursor.valuePayload(), cursor.valueLength(), map.values.headerSize,
                         snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP, chunk, entry);
-                aheadKeyBytes.setBytes(cursor.keySegment(), cursor.keyLength());
+                try {
+                    aheadKeyBytes.setBytes(aheadKey);
+                } catch (ConcurrentModificationException removedMeanwhile) {
+                    aheadKey = null;
+                    aheadValue = null;
+                    if (snapshot != null) {
+                        snapshot.check(); // a snapshot's slices are freed only once it is closed
+                        throw removedMeanwhile;
+                    }
+                }
             }
             return true;
         }

@@ -1,6 +1,7 @@
 package io.grove.internal.view;
 
 import io.grove.serial.Serializer;
+import io.grove.view.Handle;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -43,6 +44,17 @@ public final class KeyBuffer {
     public void setBytes(MemorySegment source, int length) {
         MemorySegment.copy(source, 0, bufferFor(length), 0, length);
         this.length = length;
+        this.fits = true;
+    }
+
+    /**
+     * Copies the bytes of {@code source} here: a stored key read through its handle, so it fits. Throws what the
+     * handle's read throws (the key's slice gone).
+     */
+    public void setBytes(Handle source) {
+        int size = source.size();
+        source.copyTo(0, bufferFor(size), 0, size);
+        this.length = size;
         this.fits = true;
     }
 

@@ -257,6 +257,34 @@ class LayOutForScansTest {
         }
     }
 
+    /**
+     * A set's iterator marks each chunk it hands out handles from, after which no rebalance moves the chunk's pairs:
+     * it lays a chunk whose pairs are out of order out first. One pass of {@code zc().entrySet()} over the map, its
+     * elements kept, leaves every chunk laid out and marked, and every kept element reads its own pair.
+     */
+    @Test
+    void aSetIteratorLaysEachChunkOutBeforeMarkingIt() {
+        try (GroveSortedMap<Long, byte[]> map = filledMap()) {
+            List<Map.Entry<Handle, Handle>> kept = new ArrayList<>();
+            for (Map.Entry<Handle, Handle> e : map.zc().entrySet()) {
+                kept.add(e);
+            }
+
+            assertEquals(KEYS, kept.size());
+            byte[] read = new byte[40];
+            for (int i = 0; i < KEYS; i++) {
+                assertEquals(2L * i, key(kept.get(i).getKey()));
+                kept.get(i).getValue().copyTo(0, read, 0, 40);
+                assertArrayEquals(value(2L * i, 0), read);
+            }
+            for (Chunk c : chunks(map)) {
+                assertTrue(c.isHandedOut(), "a chunk the iterator went through not marked");
+                assertTrue(laidOut(c), "a chunk of " + c.sortedCount + " entries not laid out");
+            }
+            assertEquals(KEYS * 2L, map.footprint().liveSlices(), "the moved pairs' old slices were not deleted");
+        }
+    }
+
     @Test
     void cannotBeCombinedWithSnapshots() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
