@@ -3,8 +3,12 @@ package io.grove.bench.experiments;
 import io.grove.GroveSortedMap;
 import io.grove.serial.Serializers;
 import io.grove.view.Handle;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * Where the CPU time of an ordered scan goes when nothing misses the cache: 2,000 pairs of 100-byte keys and
@@ -14,23 +18,37 @@ import java.util.Map;
  * through its handle; {@code iter+key+value}: also a word of each value; {@code stream}: the same through
  * {@code mapToLong().sum()}; {@code forEach}: a key byte and two value words through {@code limit().forEach()}, as the
  * benchmark's stream scans read; {@code set}: the same words through the iterator of {@code zc().entrySet()}, whose
- * elements are new handles each (the benchmark's set scans).
+ * elements are new handles each (the benchmark's set scans); {@code keySet}: one key byte through the map's own key
+ * set, whose keys are copied to the heap. Options for scans that miss the cache: {@code -Dpairs=N} (2,000; the
+ * scans per figure shrink to keep 4M pairs), {@code -Dvalue=N} (16 bytes), {@code -Drandom=true} (keys inserted in
+ * random order), {@code -DlayOut=true} (a map built with {@code layOutForScans()}: the first round's scans lay it
+ * out).
  * Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*" io.grove.bench.experiments.ScanParts}.
  */
 public final class ScanParts {
-    private static final int PAIRS = 2_000;
-    private static final int SCANS = 2_000;
+    private static final int PAIRS = Integer.getInteger("pairs", 2_000);
+    private static final int SCANS = Math.max(1, 4_000_000 / PAIRS);
 
     private ScanParts() {}
 
     public static void main(String[] args) {
-        try (GroveSortedMap<byte[], byte[]> map = GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes())
-                .memoryLimit(1L << 30).build()) {
+        GroveSortedMap.Builder<byte[], byte[]> builder =
+                GroveSortedMap.builder(Serializers.bytes(), Serializers.bytes()).memoryLimit(4L << 30);
+        try (GroveSortedMap<byte[], byte[]> map =
+                (Boolean.getBoolean("layOut") ? builder.layOutForScans() : builder).build()) {
+            List<Integer> ids = new ArrayList<>();
             for (int i = 0; i < PAIRS; i++) {
+                ids.add(i);
+            }
+            if (Boolean.getBoolean("random")) {
+                Collections.shuffle(ids, new Random(1));
+            }
+            for (int i : ids) {
                 byte[] key = new byte[100];
+                key[1] = (byte) (i >> 16);
                 key[2] = (byte) (i >> 8);
                 key[3] = (byte) i;
-                map.zc().putIfAbsent(key, new byte[16]);
+                map.zc().putIfAbsent(key, new byte[Integer.getInteger("value", 16)]);
             }
             byte[] from = new byte[100];
             double pairs = (double) SCANS * PAIRS;
@@ -82,10 +100,16 @@ public final class ScanParts {
                     }
                 }
                 long t6 = System.nanoTime();
+                for (int r = 0; r < SCANS; r++) {
+                    for (byte[] k : map.tailMap(from, true).keySet()) {
+                        sink += k[3];
+                    }
+                }
+                long t7 = System.nanoTime();
                 System.out.printf("cursor %.1f  iter %.1f  iter+key %.1f  iter+key+value %.1f  stream %.1f"
-                        + "  forEach %.1f  set %.1f ns per pair (%d)%n", (t1 - t0) / pairs, (tIter - t1) / pairs,
-                        (t2 - tIter) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, (t5 - t4) / pairs,
-                        (t6 - t5) / pairs, sink + sum[0]);
+                        + "  forEach %.1f  set %.1f  keySet %.1f ns per pair (%d)%n", (t1 - t0) / pairs,
+                        (tIter - t1) / pairs, (t2 - tIter) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs,
+                        (t5 - t4) / pairs, (t6 - t5) / pairs, (t7 - t6) / pairs, sink + sum[0]);
             }
         }
     }

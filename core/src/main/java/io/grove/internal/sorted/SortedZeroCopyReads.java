@@ -227,8 +227,7 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
      * moment after {@code next} returned it; an element whose key was removed and its slice dropped since is
      * skipped, as a weakly consistent scan may. A snapshot's entries are never removed under it (its slices stay
      * while it is open). Each element's key is copied, through its handle, into one of two buffers the scan reuses,
-     * for {@code remove}: the cursor copies none (copying a key out of the cursor into another heap buffer made an
-     * element 3x slower at 200,000 pairs, for reasons not found: BENCHMARKS.md, "Set scans").
+     * for {@code remove}: one copy, and the cursor copies none.
      */
     private final class Scan implements Iterator<Map.Entry<Handle, Handle>> {
         private final Cursor cursor = view.cursor(false, false);

@@ -35,14 +35,15 @@ public final class KeyBuffer {
         length = size;
         fits = size <= maxLength;
         if (fits) {
-            SliceWriter.writeInto(serializer, key, size, view, bufferFor(size), 0);
+            arrayFor(size);
+            SliceWriter.writeInto(serializer, key, size, view, segment, 0);
         }
         return fits;
     }
 
     /** Copies {@code [0, length)} of {@code source} here; a stored key, so it fits. */
     public void setBytes(MemorySegment source, int length) {
-        MemorySegment.copy(source, 0, bufferFor(length), 0, length);
+        ByteCopy.toArray(source, 0, arrayFor(length), 0, length);
         this.length = length;
         this.fits = true;
     }
@@ -53,22 +54,24 @@ public final class KeyBuffer {
      */
     public void setBytes(Handle source) {
         int size = source.size();
-        source.copyTo(0, bufferFor(size), 0, size);
+        source.copyTo(0, arrayFor(size), 0, size);
         this.length = size;
         this.fits = true;
     }
 
-    private MemorySegment bufferFor(int size) {
+    /** The array the next key of {@code size} bytes goes to, which {@link #segment} then covers. */
+    private byte[] arrayFor(int size) {
         if (size > RETAINED_BYTES) {
-            segment = MemorySegment.ofArray(new byte[size]);
-        } else {
-            if (size > retained.length) {
-                retained = new byte[Math.min(RETAINED_BYTES, Math.max(size, retained.length * 2))];
-                retainedSegment = MemorySegment.ofArray(retained);
-            }
-            segment = retainedSegment;
+            byte[] own = new byte[size];
+            segment = MemorySegment.ofArray(own);
+            return own;
         }
-        return segment;
+        if (size > retained.length) {
+            retained = new byte[Math.min(RETAINED_BYTES, Math.max(size, retained.length * 2))];
+            retainedSegment = MemorySegment.ofArray(retained);
+        }
+        segment = retainedSegment;
+        return retained;
     }
 
     /** Ends the operation: drops the buffer of a large key. */

@@ -296,7 +296,7 @@ public final class SegmentView implements ResizableView {
         Objects.requireNonNull(target, "target");
         Bounds.checkView(index, length, size);
         Bounds.checkArray(targetIndex, length, target.length);
-        MemorySegment.copy(s, BYTE, base + index, target, targetIndex, length);
+        ByteCopy.toArray(s, base + index, target, targetIndex, length);
     }
 
     @Override
@@ -310,7 +310,7 @@ public final class SegmentView implements ResizableView {
         int length = target.limit() - position;
         Bounds.checkView(index, length, size);
         if (target.hasArray()) {
-            MemorySegment.copy(s, BYTE, base + index, target.array(), target.arrayOffset() + position, length);
+            ByteCopy.toArray(s, base + index, target.array(), target.arrayOffset() + position, length);
         } else {
             copyToBuffer(s, base + index, target, position, length);
         }
