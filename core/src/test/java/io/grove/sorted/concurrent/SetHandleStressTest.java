@@ -8,7 +8,6 @@ import io.grove.ZeroCopySortedMap;
 import io.grove.serial.Serializers;
 import io.grove.testing.StressRun;
 import io.grove.view.Handle;
-import java.nio.ByteBuffer;
 import java.util.ConcurrentModificationException;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -20,17 +19,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The handles a zero-copy set iterator hands out ({@code zc().entrySet()}), kept and read by several threads at once
- * while writers replace values, remove keys, put them back and update values in place, in chunks of 64 that
- * rebalances keep replacing, so that the slices of kept handles are deleted and reused under them. Such handles
- * validate their reads against the entry they were found in ({@code SliceHandle.Origin}), and may be read by any
- * thread: this test checks that no read returns another entry's bytes or a torn value. Values as in
- * {@link StreamHandleStressTest}: 24 bytes, the key, a counter and its complement, written in place in two steps;
- * other in-place writes put a key no value holds and are undone. Scanners iterate from random keys, ascending and
- * descending, read each element, and leave it in a board of 64 places shared by all of them; after each element they
- * also read an element some scanner left on the board, maybe long ago. Checked: every read either throws
+ * while writers replace values, remove keys, put them back and update values in place, in chunks of 64 that rebalances
+ * keep replacing, so that the slices of kept handles are deleted and reused under them. Such handles validate their
+ * reads against the entry they were found in ({@code SliceHandle.Origin}), and may be read by any thread: this test
+ * checks that no read returns another entry's bytes or a torn value. Values and writes as in
+ * {@link StreamHandleStressTest} ({@link ValueChurn}): 24 bytes, the key, a counter and its complement, written in
+ * place in two steps; other in-place writes put a key no value holds and are undone. Scanners iterate from random keys,
+ * ascending and descending, read each element, and leave it in a board of 64 places shared by all of them; after each
+ * element they also read an element some scanner left on the board, maybe long ago. Checked: every read either throws
  * {@link ConcurrentModificationException} or returns the entry's own bytes; keys come out in order without repeats;
- * reads of the board's elements failed (slices went under kept handles) and most succeeded. Runs on a default map
- * and on one that lays out its pairs for scans.
+ * reads of the board's elements failed (slices went under kept handles) and most succeeded. Runs on a default map and
+ * on one that lays out its pairs for scans.
  */
 class SetHandleStressTest {
     private static final int KEYS = 2_000;
@@ -56,7 +55,7 @@ class SetHandleStressTest {
                 GroveSortedMap.builder(Serializers.longs(), Serializers.bytes()).chunkSize(64);
         try (GroveSortedMap<Long, byte[]> map = (layOut ? builder.layOutForScans() : builder).build()) {
             for (long k = 0; k < KEYS; k++) {
-                map.put(k, value(k, 0));
+                map.put(k, ValueChurn.value(k, 0));
             }
             AtomicReferenceArray<Map.Entry<Handle, Handle>> board = new AtomicReferenceArray<>(BOARD);
             Counts counts = new Counts();
@@ -75,21 +74,7 @@ class SetHandleStressTest {
             run.workers(threads.factory("set-write"), writers, index -> {
                 SplittableRandom random = new SplittableRandom(100 + index);
                 for (long n = 0; n < WRITES / writers && run.proceed(n); n++) {
-                    long k = random.nextLong(KEYS);
-                    switch (random.nextInt(5)) {
-                        case 0 -> map.zc().put(k, value(k, random.nextLong()));
-                        case 1 -> map.zc().remove(k);
-                        case 2 -> map.zc().putIfAbsent(k, value(k, random.nextLong()));
-                        case 3 -> writeAndUndo(map, k);
-                        default -> map.zc().computeIfPresent(k, v -> {
-                            long count = v.getLong(8) + 1;
-                            v.putLong(8, count);
-                            for (int spin = 0; spin < 1_000; spin++) {
-                                Thread.onSpinWait(); // widens the window in which the value is half written
-                            }
-                            v.putLong(16, ~count);
-                        });
-                    }
+                    ValueChurn.write(map, random, KEYS);
                 }
             });
             run.runAndCheck("kept set handles under writes (" + (layOut ? "laid out, " : "") + threads + ")",
@@ -109,35 +94,6 @@ class SetHandleStressTest {
         final AtomicLong failed = new AtomicLong();
         final AtomicLong boardWhole = new AtomicLong();
         final AtomicLong boardFailed = new AtomicLong();
-    }
-
-    /**
-     * An in-place update whose function writes a key no value ever holds and then fails, so that the map undoes the
-     * write: a read that returned those bytes would have read a state that never was.
-     */
-    private static void writeAndUndo(GroveSortedMap<Long, byte[]> map, long k) {
-        try {
-            map.zc().computeIfPresent(k, v -> {
-                v.putLong(0, UNDONE);
-                for (int spin = 0; spin < 1_000; spin++) {
-                    Thread.onSpinWait();
-                }
-                throw new Undone();
-            });
-        } catch (Undone expected) {
-            // the write was undone
-        }
-    }
-
-    private static final long UNDONE = -1;
-
-    /** What the function of {@link #writeAndUndo} throws. */
-    private static final class Undone extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-    }
-
-    private static byte[] value(long key, long count) {
-        return ByteBuffer.allocate(24).putLong(key).putLong(count).putLong(~count).array();
     }
 
     /**

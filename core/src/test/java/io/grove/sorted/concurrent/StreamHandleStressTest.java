@@ -8,7 +8,6 @@ import io.grove.ZeroCopySortedMap;
 import io.grove.serial.Serializers;
 import io.grove.testing.StressRun;
 import io.grove.view.Handle;
-import java.nio.ByteBuffer;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.Map;
@@ -54,7 +53,7 @@ class StreamHandleStressTest {
                 GroveSortedMap.builder(Serializers.longs(), Serializers.bytes()).chunkSize(64);
         try (GroveSortedMap<Long, byte[]> map = (layOut ? builder.layOutForScans() : builder).build()) {
             for (long k = 0; k < KEYS; k++) {
-                map.put(k, value(k, 0));
+                map.put(k, ValueChurn.value(k, 0));
             }
             AtomicLong whole = new AtomicLong();
             AtomicLong failed = new AtomicLong();
@@ -73,21 +72,7 @@ class StreamHandleStressTest {
             run.workers(threads.factory("stream-write"), writers, index -> {
                 SplittableRandom random = new SplittableRandom(100 + index);
                 for (long n = 0; n < WRITES / writers && run.proceed(n); n++) {
-                    long k = random.nextLong(KEYS);
-                    switch (random.nextInt(5)) {
-                        case 0 -> map.zc().put(k, value(k, random.nextLong()));
-                        case 1 -> map.zc().remove(k);
-                        case 2 -> map.zc().putIfAbsent(k, value(k, random.nextLong()));
-                        case 3 -> writeAndUndo(map, k);
-                        default -> map.zc().computeIfPresent(k, v -> {
-                            long count = v.getLong(8) + 1;
-                            v.putLong(8, count);
-                            for (int spin = 0; spin < 1_000; spin++) {
-                                Thread.onSpinWait(); // widens the window in which the value is half written
-                            }
-                            v.putLong(16, ~count);
-                        });
-                    }
+                    ValueChurn.write(map, random, KEYS);
                 }
             });
             run.runAndCheck("stream handles under writes (" + (layOut ? "laid out, " : "") + threads + ")",
@@ -96,35 +81,6 @@ class StreamHandleStressTest {
             assertTrue(whole.get() > failed.get(), "most elements should be read whole: " + whole.get() + " read, "
                     + failed.get() + " failed");
         }
-    }
-
-    /**
-     * An in-place update whose function writes a key no value ever holds and then fails, so that the map undoes the
-     * write: a read that returned those bytes would have read a state that never was.
-     */
-    private static void writeAndUndo(GroveSortedMap<Long, byte[]> map, long k) {
-        try {
-            map.zc().computeIfPresent(k, v -> {
-                v.putLong(0, UNDONE);
-                for (int spin = 0; spin < 1_000; spin++) {
-                    Thread.onSpinWait();
-                }
-                throw new Undone();
-            });
-        } catch (Undone expected) {
-            // the write was undone
-        }
-    }
-
-    private static final long UNDONE = -1;
-
-    /** What the function of {@link #writeAndUndo} throws. */
-    private static final class Undone extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-    }
-
-    private static byte[] value(long key, long count) {
-        return ByteBuffer.allocate(24).putLong(key).putLong(count).putLong(~count).array();
     }
 
     /** One stream of up to {@value #SCAN} pairs from a random key, ascending or descending, each read checked. */
