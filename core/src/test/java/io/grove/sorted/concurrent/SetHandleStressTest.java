@@ -51,32 +51,12 @@ class SetHandleStressTest {
     }
 
     private static void run(StressRun.Threads threads, boolean layOut) throws Exception {
-        GroveSortedMap.Builder<Long, byte[]> builder =
-                GroveSortedMap.builder(Serializers.longs(), Serializers.bytes()).chunkSize(64);
-        try (GroveSortedMap<Long, byte[]> map = (layOut ? builder.layOutForScans() : builder).build()) {
-            for (long k = 0; k < KEYS; k++) {
-                map.put(k, ValueChurn.value(k, 0));
-            }
+        try (GroveSortedMap<Long, byte[]> map = ValueChurn.filledMap(KEYS, layOut)) {
             AtomicReferenceArray<Map.Entry<Handle, Handle>> board = new AtomicReferenceArray<>(BOARD);
             Counts counts = new Counts();
-            int scanners = Math.max(2, threads.count / 4);
-            int writers = threads.count - scanners;
             StressRun run = new StressRun();
-            run.workers(threads.factory("set-scan"), scanners, index -> {
-                SplittableRandom random = new SplittableRandom(index);
-                for (long n = 0; n < SCANS / scanners + 1 && run.proceed(n); n++) {
-                    scan(map, random, board, counts);
-                    if (Thread.currentThread().isVirtual()) {
-                        LockSupport.parkNanos(1_000); // a scan is a long CPU-bound step: let the others run
-                    }
-                }
-            });
-            run.workers(threads.factory("set-write"), writers, index -> {
-                SplittableRandom random = new SplittableRandom(100 + index);
-                for (long n = 0; n < WRITES / writers && run.proceed(n); n++) {
-                    ValueChurn.write(map, random, KEYS);
-                }
-            });
+            ValueChurn.scannersAndWriters(run, threads, "set", map, KEYS, SCANS, WRITES,
+                    random -> scan(map, random, board, counts));
             run.runAndCheck("kept set handles under writes (" + (layOut ? "laid out, " : "") + threads + ")",
                     () -> "own elements read whole " + counts.whole.get() + ", failed " + counts.failed.get()
                             + "; board elements read whole " + counts.boardWhole.get() + ", failed "

@@ -49,32 +49,12 @@ class StreamHandleStressTest {
     }
 
     private static void run(StressRun.Threads threads, boolean layOut) throws Exception {
-        GroveSortedMap.Builder<Long, byte[]> builder =
-                GroveSortedMap.builder(Serializers.longs(), Serializers.bytes()).chunkSize(64);
-        try (GroveSortedMap<Long, byte[]> map = (layOut ? builder.layOutForScans() : builder).build()) {
-            for (long k = 0; k < KEYS; k++) {
-                map.put(k, ValueChurn.value(k, 0));
-            }
+        try (GroveSortedMap<Long, byte[]> map = ValueChurn.filledMap(KEYS, layOut)) {
             AtomicLong whole = new AtomicLong();
             AtomicLong failed = new AtomicLong();
-            int scanners = Math.max(2, threads.count / 4);
-            int writers = threads.count - scanners;
             StressRun run = new StressRun();
-            run.workers(threads.factory("stream-scan"), scanners, index -> {
-                SplittableRandom random = new SplittableRandom(index);
-                for (long n = 0; n < SCANS / scanners + 1 && run.proceed(n); n++) {
-                    scan(map, random, whole, failed);
-                    if (Thread.currentThread().isVirtual()) {
-                        LockSupport.parkNanos(1_000); // a scan is a long CPU-bound step: let the others run
-                    }
-                }
-            });
-            run.workers(threads.factory("stream-write"), writers, index -> {
-                SplittableRandom random = new SplittableRandom(100 + index);
-                for (long n = 0; n < WRITES / writers && run.proceed(n); n++) {
-                    ValueChurn.write(map, random, KEYS);
-                }
-            });
+            ValueChurn.scannersAndWriters(run, threads, "stream", map, KEYS, SCANS, WRITES,
+                    random -> scan(map, random, whole, failed));
             run.runAndCheck("stream handles under writes (" + (layOut ? "laid out, " : "") + threads + ")",
                     () -> "elements read whole " + whole.get() + ", reads failed " + failed.get());
             assertTrue(failed.get() > 0, "no read failed: no slice went under a stream's handle");

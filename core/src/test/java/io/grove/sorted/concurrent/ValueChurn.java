@@ -1,8 +1,12 @@
 package io.grove.sorted.concurrent;
 
 import io.grove.GroveSortedMap;
+import io.grove.serial.Serializers;
+import io.grove.testing.StressRun;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * The writes of the zero-copy handle stress tests ({@link StreamHandleStressTest}, {@link SetHandleStressTest}): each
@@ -20,6 +24,43 @@ final class ValueChurn {
     /** The 24 bytes of key {@code key}'s value with counter {@code count}. */
     static byte[] value(long key, long count) {
         return ByteBuffer.allocate(24).putLong(key).putLong(count).putLong(~count).array();
+    }
+
+    /** A map of chunks of 64 ({@code layOut}: laid out for scans) holding keys below {@code keys}, counters 0. */
+    static GroveSortedMap<Long, byte[]> filledMap(int keys, boolean layOut) {
+        GroveSortedMap.Builder<Long, byte[]> builder =
+                GroveSortedMap.builder(Serializers.longs(), Serializers.bytes()).chunkSize(64);
+        GroveSortedMap<Long, byte[]> map = (layOut ? builder.layOutForScans() : builder).build();
+        for (long k = 0; k < keys; k++) {
+            map.put(k, value(k, 0));
+        }
+        return map;
+    }
+
+    /**
+     * Adds to {@code run} a quarter of {@code threads} (at least 2) as scanners, each making its share of
+     * {@code scans} calls of {@code scan} with its own random source, and the rest as writers making {@code writes}
+     * {@link #write}s to keys below {@code keys} in all.
+     */
+    static void scannersAndWriters(StressRun run, StressRun.Threads threads, String name,
+            GroveSortedMap<Long, byte[]> map, int keys, long scans, long writes, Consumer<SplittableRandom> scan) {
+        int scanners = Math.max(2, threads.count / 4);
+        int writers = threads.count - scanners;
+        run.workers(threads.factory(name + "-scan"), scanners, index -> {
+            SplittableRandom random = new SplittableRandom(index);
+            for (long n = 0; n < scans / scanners + 1 && run.proceed(n); n++) {
+                scan.accept(random);
+                if (Thread.currentThread().isVirtual()) {
+                    LockSupport.parkNanos(1_000); // a scan is a long CPU-bound step: let the others run
+                }
+            }
+        });
+        run.workers(threads.factory(name + "-write"), writers, index -> {
+            SplittableRandom random = new SplittableRandom(100 + index);
+            for (long n = 0; n < writes / writers && run.proceed(n); n++) {
+                write(map, random, keys);
+            }
+        });
     }
 
     /** One random write to a key below {@code keys}. */
