@@ -4,6 +4,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.AbstractMap;
+import java.util.Map;
+import java.util.Spliterators;
+import java.util.function.Consumer;
+import java.util.stream.StreamSupport;
 
 /**
  * What the read protocol of a zero-copy stream element costs by itself, in cache: 2,000 pairs laid out as the ordered
@@ -14,8 +19,10 @@ import java.lang.invoke.VarHandle;
  * header and slice state read with acquire semantics, a load-load fence, the entry still holding the value, the chunk
  * not replaced), the key read followed by a fence and the replaced flag, and each value word followed by its stamp read
  * again, a fence and the entry check; {@code +lookups}: the same, each slice's segment found through a block table
- * by its reference, as the map's pool finds it ({@code Pool.segment}). It leaves out what the map adds around those
- * checks: handles, the stream. Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
+ * by its reference, as the map's pool finds it ({@code Pool.segment}); {@code shaped}: the same checks behind the
+ * API a zero-copy stream has, a spliterator whose {@code tryAdvance} reads links ahead and points two reused handles
+ * whose getters make the checks, consumed by {@code limit().forEach()} as the benchmark consumes the map's streams:
+ * the least such an API costs with these checks. Run: {@code java -cp "bench/target/grove-bench.jar:bench/target/lib/*"
  * io.grove.bench.experiments.ScanProtocolFloor}.
  */
 public final class ScanProtocolFloor {
@@ -73,8 +80,12 @@ public final class ScanProtocolFloor {
                     sink += validatedWithLookups(chunk, blocks);
                 }
                 long t3 = System.nanoTime();
-                System.out.printf("floor %.1f  validated %.1f  +lookups %.1f ns per pair (%d)%n", (t1 - t0) / pairs,
-                        (t2 - t1) / pairs, (t3 - t2) / pairs, sink);
+                for (int r = 0; r < SCANS; r++) {
+                    sink += shaped(chunk, blocks);
+                }
+                long t4 = System.nanoTime();
+                System.out.printf("floor %.1f  validated %.1f  +lookups %.1f  shaped %.1f ns per pair (%d)%n",
+                        (t1 - t0) / pairs, (t2 - t1) / pairs, (t3 - t2) / pairs, (t4 - t3) / pairs, sink);
             }
         }
     }
@@ -134,6 +145,109 @@ public final class ScanProtocolFloor {
                     + checkedWord(chunk, valueBlock, e, value, value + 32, stamp);
         }
         return sum;
+    }
+
+    /** As {@link #validatedWithLookups}, through a stream of two reused handles ({@link Pairs}). */
+    private static long shaped(Chunk chunk, MemorySegment[] blocks) {
+        long[] sum = new long[1];
+        Pairs pairs = new Pairs(chunk, blocks);
+        StreamSupport.stream(pairs, false).limit(PAIRS).forEach(p -> sum[0] +=
+                p.getKey().getInt(0) + p.getValue().getLong(0) + p.getValue().getLong(8));
+        return sum[0];
+    }
+
+    /** A handle: a slice's segment and offset, the entry that vouches for it, and its stamp (values; keys have 0). */
+    private static final class ReusedHandle {
+        final Chunk chunk;
+        MemorySegment segment;
+        long at;
+        long ref;
+        int entry;
+        long stamp;
+
+        ReusedHandle(Chunk chunk) {
+            this.chunk = chunk;
+        }
+
+        int getInt(int offset) {
+            int k = segment.get(INT, at + offset);
+            VarHandle.loadLoadFence();
+            if (chunk.replaced) {
+                throw new IllegalStateException("key gone");
+            }
+            return k;
+        }
+
+        long getLong(int offset) {
+            long word = segment.get(LONG, at + offset);
+            long after = (long) ACQUIRE.getAcquire(segment, ref + 16);
+            VarHandle.loadLoadFence();
+            if (after != stamp || chunk.valueRef[entry] != ref || chunk.replaced) {
+                throw new IllegalStateException("value changed");
+            }
+            return word;
+        }
+    }
+
+    /** A stream over the chunk: 16 entries read ahead, each value's presence checked, two handles pointed per pair. */
+    private static final class Pairs extends Spliterators.AbstractSpliterator<Map.Entry<ReusedHandle, ReusedHandle>> {
+        final Chunk chunk;
+        final MemorySegment[] blocks;
+        final int[] queue = new int[16];
+        int head;
+        int size;
+        int nextRead;
+        final ReusedHandle key;
+        final ReusedHandle value;
+        final Map.Entry<ReusedHandle, ReusedHandle> element;
+
+        Pairs(Chunk chunk, MemorySegment[] blocks) {
+            super(Long.MAX_VALUE, ORDERED);
+            this.chunk = chunk;
+            this.blocks = blocks;
+            this.key = new ReusedHandle(chunk);
+            this.value = new ReusedHandle(chunk);
+            this.element = new AbstractMap.SimpleImmutableEntry<>(key, value);
+        }
+
+        @Override
+        public boolean tryAdvance(Consumer<? super Map.Entry<ReusedHandle, ReusedHandle>> action) {
+            if (head == size) {
+                head = 0;
+                size = 0;
+                for (int e = nextRead; e != -1 && size < queue.length; e = chunk.next[e]) {
+                    queue[size++] = e;
+                    nextRead = chunk.next[e];
+                }
+                if (chunk.replaced) {
+                    throw new IllegalStateException("moved");
+                }
+                if (size == 0) {
+                    return false;
+                }
+            }
+            int e = queue[head++];
+            long k = chunk.keyRef[e];
+            long v = chunk.valueRef[e];
+            MemorySegment valueBlock = blocks[(int) (v >>> BLOCK_SHIFT)];
+            long stamp = (long) ACQUIRE.getAcquire(valueBlock, v + 16);
+            long state = (long) ACQUIRE.getAcquire(valueBlock, v);
+            VarHandle.loadLoadFence();
+            if (chunk.valueRef[e] != v || chunk.replaced || (stamp & 1) != 0 || state == 0) {
+                throw new IllegalStateException("not present");
+            }
+            key.segment = blocks[(int) (k >>> BLOCK_SHIFT)];
+            key.at = k + 16;
+            key.ref = k;
+            key.entry = e;
+            value.segment = valueBlock;
+            value.at = v + 24;
+            value.ref = v;
+            value.entry = e;
+            value.stamp = stamp;
+            action.accept(element);
+            return true;
+        }
     }
 
     /** A value word read, then its stamp read again, a fence, and the entry checked, as a handle's read does. */

@@ -148,6 +148,61 @@ final class Cursor {
 
     /** Moves to the next entry with a value inside the range; {@code false} at the end. */
     boolean advance() {
+        return quickStep() || fullStep();
+    }
+
+    /**
+     * The common step, small enough for the compiler to build into its caller: to the next entry read ahead, in a
+     * scan of the map now with no bound to compare it with, if its value is present with nothing pending on it
+     * ({@link Values#plainPresentLength}). Otherwise it takes no step and returns {@code false}, and
+     * {@link #fullStep} takes it. Before the first step and after the last nothing is read ahead.
+     */
+    private boolean quickStep() {
+        if (again || snapshot != null) {
+            return false;
+        }
+        int e;
+        if (descending) {
+            if (depth == 0 || lo != null) {
+                return false;
+            }
+            e = stack[depth - 1];
+        } else {
+            if (queueHead == queueSize) {
+                return false;
+            }
+            e = queue[queueHead];
+        }
+        long value = chunk.valueRef(e);
+        if (value == 0) {
+            return false;
+        }
+        MemorySegment block = pool.segment(value);
+        long at = pool.payloadOffset(value);
+        int length = values.plainPresentLength(value, block, at, chunk, e);
+        if (length < 0) {
+            return false;
+        }
+        if (copyKeys) {
+            copyKey(chunk.keyRef(e), chunk.keyLength(e));
+            if (chunk.isReplaced()) { // the copy may have read a reused key: the full step relocates
+                return false;
+            }
+            acceptKey();
+        } else {
+            lastKeyLength = -1;
+        }
+        if (descending) {
+            depth--;
+        } else {
+            queueHead++;
+        }
+        emit(e, value, length, block, at);
+        return true;
+    }
+
+    /** As {@link #advance}, for every case. */
+    private boolean fullStep() {
         if (exhausted) {
             return false;
         }
@@ -226,15 +281,21 @@ final class Cursor {
             } else {
                 lastKeyLength = -1;
             }
-            entry = next;
-            valueRef = value;
-            valueLength = length;
-            valueBlock = block != null ? block : pool.segment(value);
-            valuePayload = block != null ? at : pool.payloadOffset(value);
-            lastChunk = chunk;
-            lastEntry = next;
+            emit(next, value, length, block != null ? block : pool.segment(value),
+                    block != null ? at : pool.payloadOffset(value));
             return true;
         }
+    }
+
+    /** Makes entry {@code e} of {@link #chunk}, with value {@code value} found live, the current entry. */
+    private void emit(int e, long value, int length, MemorySegment block, long at) {
+        entry = e;
+        valueRef = value;
+        valueLength = length;
+        valueBlock = block;
+        valuePayload = at;
+        lastChunk = chunk;
+        lastEntry = e;
     }
 
     private boolean end() {

@@ -5,7 +5,9 @@ import io.grove.internal.view.KeyBuffer;
 import io.grove.internal.view.ReusedEntry;
 import io.grove.internal.view.ScanSpliterator;
 import io.grove.internal.view.SliceHandle;
+import io.grove.internal.view.StreamHandle;
 import io.grove.view.Handle;
+import java.lang.foreign.MemorySegment;
 import java.util.AbstractCollection;
 import java.util.AbstractSet;
 import java.util.Collection;
@@ -171,8 +173,8 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
      */
     private final class PairStream<T> extends Spliterators.AbstractSpliterator<T> {
         private final Cursor cursor = view.cursor(false, false); // reused handles: no key bytes to keep
-        final SliceHandle key = newReusedHandle(true);
-        final SliceHandle value = newReusedHandle(false);
+        final Handle key = newReusedHandle(true);
+        final Handle value = newReusedHandle(false);
         private T element;
 
         PairStream() {
@@ -195,10 +197,18 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
             Chunk chunk = cursor.entryChunk();
             int entry = cursor.entryIndex();
             long keyRef = cursor.keyRef();
-            key.pointAtNext(keyRef, map.pool.segment(keyRef), map.pool.payloadOffset(keyRef), cursor.keySliceLength(),
-                    0, SliceHandle.NO_STAMP, chunk, entry);
-            value.pointAtNext(cursor.valueRef(), cursor.valueBlock(), cursor.valuePayload(), cursor.valueLength(),
-                    map.values.headerSize, snapshot != null ? SliceHandle.NO_STAMP : ValueHeader.STAMP, chunk, entry);
+            MemorySegment keyBlock = map.pool.segment(keyRef);
+            long keyPayload = map.pool.payloadOffset(keyRef);
+            if (snapshot == null) {
+                ((StreamHandle) key).pointAt(keyRef, keyBlock, keyPayload, cursor.keySliceLength(), chunk, entry);
+                ((StreamHandle) value).pointAt(cursor.valueRef(), cursor.valueBlock(), cursor.valuePayload(),
+                        cursor.valueLength(), chunk, entry);
+            } else {
+                ((SliceHandle) key).pointAtNext(keyRef, keyBlock, keyPayload, cursor.keySliceLength(), 0,
+                        SliceHandle.NO_STAMP, chunk, entry);
+                ((SliceHandle) value).pointAtNext(cursor.valueRef(), cursor.valueBlock(), cursor.valuePayload(),
+                        cursor.valueLength(), map.values.headerSize, SliceHandle.NO_STAMP, chunk, entry);
+            }
             action.accept(element);
             return true;
         }
@@ -209,15 +219,16 @@ class SortedZeroCopyReads<K, V> implements ZeroCopySortedReads<K, V> {
         }
 
         /**
-         * A reused handle for keys or values: a snapshot's as {@link #newHandle}; outside a snapshot, read by one
-         * thread, which also follows its pair when a layout moves it.
+         * A reused handle for keys or values: a snapshot's as {@link #newHandle}; outside a snapshot, a
+         * {@link StreamHandle}, read by one thread, which also follows its pair when a layout moves it.
          */
-        private SliceHandle newReusedHandle(boolean forKeys) {
+        private Handle newReusedHandle(boolean forKeys) {
             if (snapshot != null) {
                 return newHandle(forKeys);
             }
-            return forKeys ? SliceHandle.oneReader(map.pool, null, EntryOrigin.KEY)
-                    : SliceHandle.oneReader(map.pool, map.values, EntryOrigin.VALUE);
+            return forKeys ? new StreamHandle(map.pool, null, EntryOrigin.KEY, 0, SliceHandle.NO_STAMP)
+                    : new StreamHandle(map.pool, map.values, EntryOrigin.VALUE, map.values.headerSize,
+                            ValueHeader.STAMP);
         }
     }
 

@@ -241,6 +241,24 @@ final class Values<V> implements SliceHandle.WriterCheck {
     }
 
     /**
+     * As {@link #presentLength(long, MemorySegment, long, Chunk, int)} for a value with nothing pending on it, which
+     * the entry vouches for: its length if it is neither removed, nor being stamped, nor claimed by a batch, nor a
+     * placeholder, and the map keeps no versions; otherwise -1, and {@code presentLength} tells. One reading of the
+     * header and the slice's length, no loop and no wait: the common case of a scan, kept small.
+     */
+    int plainPresentLength(long ref, MemorySegment block, long at, Chunk c, int e) {
+        long header = ValueHeader.headerAcquire(block, at);
+        int length = pool.lengthUnchecked(block, at);
+        VarHandle.loadLoadFence();
+        if (versions != null || ValueHeader.isDeleted(header) || ValueHeader.isStamping(header)
+                || ValueHeader.isClaimed(header) || ValueHeader.isPlaceholder(header)
+                || !EntryOrigin.VALUE.holds(c, e, ref)) {
+            return -1;
+        }
+        return length;
+    }
+
+    /**
      * As {@link #presentLength(long)} for the value {@code ref}, whose payload is at {@code at} of {@code block}
      * ({@link Pool#segment}, {@link Pool#payloadOffset}), that entry {@code e} of chunk {@code c} held: the entry
      * vouches for the slice after its headers were read ({@link EntryOrigin}), which spares the reading of the slice's

@@ -54,12 +54,12 @@ import java.util.function.Function;
  * these fails, the read is made again under the whole protocol, out of line. It proves what the whole protocol
  * proves, by the same steps.
  *
- * <p><b>One reader.</b> A handle made {@link #oneReader} (a stream's reused elements, which {@link #pointAt} re-points
- * anyway) is read by one thread at a time. It keeps the stamp its last read found unchanged after it, and the next
- * read starts from it instead of reading the stamp again (step (1)): that stamp was read before the next read's bytes
- * in that thread's program order, so equal stamps around them still mean that no write overlapped them; a stamp that
- * moved sends the read back to (1). (Another thread could load those bytes before it loaded the kept stamp, which is
- * why a handle read by several threads keeps none.)
+ * <p><b>One reader.</b> A handle made {@link #oneReader} (what a stream's reused {@link StreamHandle} reads through
+ * when its quick read cannot) is read by one thread at a time. It keeps the stamp its last read found unchanged
+ * after it, and the next read starts from it instead of reading the stamp again (step (1)): that stamp was read
+ * before the next read's bytes in that thread's program order, so equal stamps around them still mean that no
+ * write overlapped them; a stamp that moved sends the read back to (1). (Another thread could load those bytes before
+ * it loaded the kept stamp, which is why a handle read by several threads keeps none.)
  *
  * <p><b>Moves.</b> A map may move bytes that did not change to another slice (an ordered map laying its pairs out in
  * key order), deleting the old one. When a read of a one-reader handle with an origin finds the slice gone (the

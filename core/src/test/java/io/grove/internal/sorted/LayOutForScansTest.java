@@ -191,8 +191,8 @@ class LayOutForScansTest {
                 stream.next();
             }
             Map.Entry<Handle, Handle> current = stream.next(); // key 10, the stream holds it
-            long keyRef = ((io.grove.internal.view.SliceHandle) current.getKey()).reference();
-            long valueRef = ((io.grove.internal.view.SliceHandle) current.getValue()).reference();
+            long keyRef = ((io.grove.internal.view.StreamHandle) current.getKey()).reference();
+            long valueRef = ((io.grove.internal.view.StreamHandle) current.getValue()).reference();
 
             scanTwice(map); // moves every pair
 
@@ -201,9 +201,9 @@ class LayOutForScansTest {
             current.getValue().copyTo(0, read, 0, 40);
             assertArrayEquals(value(10, 0), read);
             assertTrue(current.getValue().isValid());
-            assertNotEquals(keyRef, ((io.grove.internal.view.SliceHandle) current.getKey()).reference(),
+            assertNotEquals(keyRef, ((io.grove.internal.view.StreamHandle) current.getKey()).reference(),
                     "the key did not move");
-            assertNotEquals(valueRef, ((io.grove.internal.view.SliceHandle) current.getValue()).reference(),
+            assertNotEquals(valueRef, ((io.grove.internal.view.StreamHandle) current.getValue()).reference(),
                     "the value did not move");
             assertEquals(12L, key(stream.next().getKey()), "the stream lost its place");
 

@@ -141,7 +141,7 @@ class LayOutStressTest {
         long last = descending ? Long.MAX_VALUE : Long.MIN_VALUE;
         for (int i = 0; stream.hasNext(); i++) {
             Map.Entry<Handle, Handle> e = stream.next();
-            long refBefore = ((io.grove.internal.view.SliceHandle) e.getValue()).reference();
+            long refBefore = ((io.grove.internal.view.StreamHandle) e.getValue()).reference();
             if (i % 16 == 0) {
                 LockSupport.parkNanos(50_000); // let a layout move the pair under the handles
             }
@@ -149,7 +149,7 @@ class LayOutStressTest {
             assertTrue(descending ? k < last : k > last, () -> "out of order or repeated: " + k + " after a key");
             last = k;
             check(k, e.getValue());
-            if (((io.grove.internal.view.SliceHandle) e.getValue()).reference() != refBefore) {
+            if (((io.grove.internal.view.StreamHandle) e.getValue()).reference() != refBefore) {
                 moves.incrementAndGet();
             }
             elements.incrementAndGet();

@@ -84,7 +84,14 @@ class StreamHandleStressTest {
                 assertEquals(k, e.getValue().getLong(0), "a value holding another key");
                 pause(random); // the next reads start from the stamp the first one confirmed
                 assertEquals(k, e.getValue().getLong(0), "a second read of key " + k + "'s first word got another key");
-                long[] read = e.getValue().read(v -> new long[] {v.getLong(0), v.getLong(8), v.getLong(16)});
+                boolean slow = random.nextInt(4) == 0; // reads long enough for a writer to run between its words
+                long[] read = e.getValue().read(v -> {
+                    long count = v.getLong(8);
+                    if (slow) {
+                        ValueChurn.spin();
+                    }
+                    return new long[] {v.getLong(0), count, v.getLong(16)};
+                });
                 assertEquals(k, read[0], "a second read of key " + k + "'s value got another key");
                 assertEquals(read[1], ~read[2], "a torn value of key " + k);
                 assertEquals(k, Serializers.longs().read(e.getKey()), "a second read of a key got another key");

@@ -96,7 +96,8 @@ final class ValueChurn {
         }
     }
 
-    private static void spin() {
+    /** Spins about as long as a writer's half-written window lasts. */
+    static void spin() {
         for (int spin = 0; spin < 1_000; spin++) {
             Thread.onSpinWait();
         }
