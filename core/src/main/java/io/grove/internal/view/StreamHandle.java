@@ -5,10 +5,8 @@ import io.grove.internal.memory.Reference;
 import io.grove.view.Handle;
 import io.grove.view.ReadView;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.function.Function;
 
 /**
@@ -33,11 +31,6 @@ import java.util.function.Function;
  */
 public final class StreamHandle implements Handle {
     private static final long UNCONFIRMED = SliceStamp.REMOVED;
-    private static final ValueLayout.OfShort SHORT =
-            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfChar CHAR = ValueLayout.JAVA_CHAR_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final SliceHandle full;
     private final SliceHandle.Origin origin;
@@ -160,7 +153,7 @@ public final class StreamHandle implements Handle {
         Bounds.checkView(index, Byte.BYTES, size);
         long stamp = quickStamp();
         if (stamp != UNCONFIRMED) {
-            byte b = segment.get(ValueLayout.JAVA_BYTE, base + index);
+            byte b = segment.get(SegmentView.BYTE, base + index);
             if (vouchedSince(stamp)) {
                 return b;
             }
@@ -173,7 +166,7 @@ public final class StreamHandle implements Handle {
         Bounds.checkView(index, Short.BYTES, size);
         long stamp = quickStamp();
         if (stamp != UNCONFIRMED) {
-            short s = segment.get(SHORT, base + index);
+            short s = segment.get(SegmentView.SHORT, base + index);
             if (vouchedSince(stamp)) {
                 return s;
             }
@@ -186,7 +179,7 @@ public final class StreamHandle implements Handle {
         Bounds.checkView(index, Character.BYTES, size);
         long stamp = quickStamp();
         if (stamp != UNCONFIRMED) {
-            char c = segment.get(CHAR, base + index);
+            char c = segment.get(SegmentView.CHAR, base + index);
             if (vouchedSince(stamp)) {
                 return c;
             }
@@ -199,7 +192,7 @@ public final class StreamHandle implements Handle {
         Bounds.checkView(index, Integer.BYTES, size);
         long stamp = quickStamp();
         if (stamp != UNCONFIRMED) {
-            int i = segment.get(INT, base + index);
+            int i = segment.get(SegmentView.INT, base + index);
             if (vouchedSince(stamp)) {
                 return i;
             }
@@ -212,7 +205,7 @@ public final class StreamHandle implements Handle {
         Bounds.checkView(index, Long.BYTES, size);
         long stamp = quickStamp();
         if (stamp != UNCONFIRMED) {
-            long l = segment.get(LONG, base + index);
+            long l = segment.get(SegmentView.LONG, base + index);
             if (vouchedSince(stamp)) {
                 return l;
             }
