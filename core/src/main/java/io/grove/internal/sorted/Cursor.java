@@ -152,8 +152,8 @@ final class Cursor {
     }
 
     /**
-     * The common step, small enough for the compiler to build into its caller: to the next entry read ahead, in a
-     * scan of the map now with no bound to compare it with, if its value is present with nothing pending on it
+     * The common step, in a few lines and without loops or waits: to the next entry read ahead, in a scan of the map
+     * now with no bound to compare it with, if its value is present with nothing pending on it
      * ({@link Values#plainPresentLength}). Otherwise it takes no step and returns {@code false}, and
      * {@link #fullStep} takes it. Before the first step and after the last nothing is read ahead.
      */
