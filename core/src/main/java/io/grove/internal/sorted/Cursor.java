@@ -183,14 +183,8 @@ final class Cursor {
         if (length < 0) {
             return false;
         }
-        if (copyKeys) {
-            copyKey(chunk.keyRef(e), chunk.keyLength(e));
-            if (chunk.isReplaced()) { // the copy may have read a reused key: the full step relocates
-                return false;
-            }
-            acceptKey();
-        } else {
-            lastKeyLength = -1;
+        if (!keepKey(e)) { // the full step relocates
+            return false;
         }
         if (descending) {
             depth--;
@@ -271,20 +265,32 @@ final class Cursor {
                 next = following(true);
                 continue;
             }
-            if (copyKeys) {
-                copyKey(chunk.keyRef(next), chunk.keyLength(next));
-                if (chunk.isReplaced()) { // the copy may have read a reused key: drop it
-                    next = relocate(false);
-                    continue;
-                }
-                acceptKey();
-            } else {
-                lastKeyLength = -1;
+            if (!keepKey(next)) {
+                next = relocate(false);
+                continue;
             }
             emit(next, value, length, block != null ? block : pool.segment(value),
                     block != null ? at : pool.payloadOffset(value));
             return true;
         }
+    }
+
+    /**
+     * Keeps entry {@code e}'s key as the last key: a cursor that {@link #copyKeys} copies it, and returns
+     * {@code false} if the chunk was replaced meanwhile (the copy may have read a reused key: the caller relocates);
+     * one that does not forgets the last key it copied.
+     */
+    private boolean keepKey(int e) {
+        if (!copyKeys) {
+            lastKeyLength = -1;
+            return true;
+        }
+        copyKey(chunk.keyRef(e), chunk.keyLength(e));
+        if (chunk.isReplaced()) {
+            return false;
+        }
+        acceptKey();
+        return true;
     }
 
     /** Makes entry {@code e} of {@link #chunk}, with value {@code value} found live, the current entry. */
