@@ -605,6 +605,14 @@ public final class Pool implements MemoryPool {
         return (int) SliceHeader.lengthOf(state);
     }
 
+    /**
+     * How many bytes after slice {@code from}'s header slice {@code to}'s header lies in the pool's addresses (negative
+     * if before): a locality hint, since neighbouring blocks need not be neighbours in memory.
+     */
+    public static long distance(long from, long to) {
+        return (Reference.granule(to) - Reference.granule(from)) << SliceHeader.GRANULE_SHIFT;
+    }
+
     /** The granule of {@code ref}'s slice header: what a structure stores to name a slice without its version. */
     public static long granuleOf(long ref) {
         return Reference.granule(ref);

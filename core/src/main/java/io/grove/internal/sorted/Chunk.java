@@ -1,5 +1,6 @@
 package io.grove.internal.sorted;
 
+import io.grove.internal.memory.Pool;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -122,6 +123,16 @@ final class Chunk {
     private volatile Moves moves;
     /** Whether a rebalance laid the sorted entries' pairs out in key order ({@link Rebalancer#scanned}). */
     private boolean laidOut;
+    /**
+     * The bytes besides {@code 2 n} that may lie between the start of a laid-out key of {@code n} bytes and its value
+     * ({@link #valueWhereLaidOut}): the key's slice header, granule and size-class rounding (a quarter at most).
+     */
+    private static final int LAID_OUT_GAP = 64;
+    /**
+     * Whether an entry of the sorted prefix of this laid-out chunk took a value since it was built (a put replaced one
+     * laid out, into a slice anywhere); written without atomicity, once: a hint for scans ({@link #valuesReplaced}).
+     */
+    private boolean valuesReplaced;
     /** Scans that read this chunk to its end since it was built; counted without atomicity: a hint. */
     private int scans;
 
@@ -175,7 +186,13 @@ final class Chunk {
     }
 
     boolean casValue(int e, long expected, long value) {
-        return ENTRIES.compareAndSet(entries, e * STRIDE + VALUE, expected, value);
+        if (!ENTRIES.compareAndSet(entries, e * STRIDE + VALUE, expected, value)) {
+            return false;
+        }
+        if (value != 0 && laidOutInOrder(e) && !valuesReplaced) {
+            valuesReplaced = true;
+        }
+        return true;
     }
 
     /** The entry after {@code e} in the list, or {@link #NONE}. */
@@ -416,11 +433,30 @@ final class Chunk {
     }
 
     /**
-     * Whether entry {@code e}'s key and value lie in key order between those of its neighbours: it is in the sorted
-     * prefix of a chunk built with its pairs laid out ({@link #markLaidOut}).
+     * Whether entry {@code e}'s key, and the value it was built with, lie in key order between those of its
+     * neighbours: it is in the sorted prefix of a chunk built with its pairs laid out ({@link #markLaidOut}).
      */
     boolean laidOutInOrder(int e) {
         return laidOut && e < sortedCount;
+    }
+
+    /**
+     * Whether an entry of this laid-out chunk may hold a value other than the one it was laid out with: a hint, read
+     * without synchronization (a scan may see it late, and then reads a few values out of order untouched).
+     */
+    boolean valuesReplaced() {
+        return valuesReplaced;
+    }
+
+    /**
+     * Whether entry {@code e}'s value slice starts right after its key's, where a layout puts it ({@link Rebalancer}
+     * moves a pair's key and value into fresh slices one after the other): at most {@code 2 n + }
+     * {@value #LAID_OUT_GAP} bytes after the start of a key of {@code n} bytes. A hint: a value replaced into a slice
+     * that happens to lie there reads as laid out.
+     */
+    boolean valueWhereLaidOut(int e) {
+        long distance = Pool.distance(keyRef(e), valueRef(e));
+        return distance > 0 && distance <= 2L * keyLength(e) + LAID_OUT_GAP;
     }
 
     /** Marks a chunk not yet published as built with its pairs laid out in key order. */

@@ -42,13 +42,15 @@ import java.lang.foreign.ValueLayout;
  * <p>Look-ahead: the slices of neighbouring keys lie anywhere in memory, so a scan that reads one entry's key and value
  * before looking at the next waits for each cache miss in turn. The cursor therefore reads the list {@value #AHEAD}
  * entries at a time (ascending: the next entries into {@link #queue}; descending: up to {@value #AHEAD} prefix
- * segments at once onto the stack) and touches each queued entry's key and value slice ({@link #touch}), so their
- * misses overlap; except the pairs a laid-out chunk holds in key order ({@link Chunk#laidOutInOrder}): there a scan
- * reads memory in one stream, forwards or backwards, and touching them made it slower (measured: descending 1.2-1.8x
- * faster without, docs/experiments/ordered-scans.md section 11; ascending 1.08-1.13x once the rest of the per-pair work
- * was cut, section 12). Reading links ahead is as safe as reading them one by one: entries are never unlinked from a
- * chunk, so an entry seen in the list stays there, in order; an entry linked behind the read position meanwhile is
- * missed, as it could be by a scan that had already passed it.
+ * segments at once onto the stack) and touches each queued entry's key and value slice ({@link #touchOutOfOrder}),
+ * so their misses overlap; except the pairs a laid-out chunk holds in key order ({@link Chunk#laidOutInOrder}): there a
+ * scan reads memory in one stream, forwards or backwards, and touching them made it slower (measured: descending
+ * 1.2-1.8x faster without, docs/experiments/ordered-scans.md section 11; ascending 1.08-1.13x once the rest of the
+ * per-pair work was cut, section 12). A laid-out pair whose value a put has replaced since has its value touched (its
+ * slice lies anywhere), and the touches are issued together once the read-ahead is read (section 17). Reading links
+ * ahead is as safe as reading them one by one: entries are never unlinked from a chunk, so an entry seen in the list
+ * stays there, in order; an entry linked behind the read position meanwhile is missed, as it could be by a scan that
+ * had already passed it.
  */
 final class Cursor {
     /** How many entries (ascending) or prefix segments (descending) the cursor reads ahead. */
@@ -125,8 +127,11 @@ final class Cursor {
     private int placedOutside;
     private long placedPrefix;
 
-    /** What {@link #touch} read, kept so that its reads are not optimized away. */
-    @SuppressWarnings("UnusedVariable") // a sink: writing what touch() read keeps those reads from being removed
+    /** The slices {@link #touchOutOfOrder} recorded for {@link #touchRecorded}: a key and a value per entry. */
+    private final long[] toTouch = new long[2 * AHEAD];
+    private int toTouchCount;
+    /** What {@link #touchRecorded} read, kept so that its reads are not optimized away. */
+    @SuppressWarnings("UnusedVariable") // a sink: writing what was read keeps those reads from being removed
     private long touched;
 
     Cursor(Keys keys, ChunkIndex index, Rebalancer rebalancer, Values<?> values, Closing closing, Snapshot snapshot,
@@ -416,12 +421,13 @@ final class Cursor {
                     break;
                 }
                 queue[queueSize++] = e;
-                if (!chunk.laidOutInOrder(e)) {
-                    touch(e);
-                }
+                touchOutOfOrder(e);
                 if (queueSize == AHEAD) {
                     break;
                 }
+            }
+            if (toTouchCount > 0) {
+                touchRecorded();
             }
             if (queueSize > 0) {
                 queuedTail = queue[queueSize - 1];
@@ -481,9 +487,10 @@ final class Cursor {
                 stack = java.util.Arrays.copyOf(stack, depth * 2);
             }
             stack[depth++] = e;
-            if (!chunk.laidOutInOrder(e)) {
-                touch(e);
-            }
+            touchOutOfOrder(e);
+        }
+        if (toTouchCount > 0) {
+            touchRecorded();
         }
         filledFrom = from;
         segmentBound = null;
@@ -511,17 +518,42 @@ final class Cursor {
     }
 
     /**
-     * Reads a word of entry {@code e}'s key and of its value, to start their cache misses now; the words are only
-     * folded into {@link #touched}. A reference the entry no longer deserves (a value replaced meanwhile) reads
-     * bytes of a block that stays allocated while the map is open, and nothing depends on them.
+     * Records entry {@code e}'s key and value slices for {@link #touchRecorded} where they do not lie in the chunk's
+     * stream of pairs: both of an entry not laid out in order; of a laid-out entry in a chunk whose
+     * {@link Chunk#valuesReplaced}, a value not where the layout put it ({@link Chunk#valueWhereLaidOut}): a put
+     * replaced it since, into a slice anywhere. For a reference the entry no longer deserves (a value replaced
+     * meanwhile), {@link #touchRecorded} reads bytes of a block that stays allocated while the map is open, and nothing
+     * depends on them.
      */
-    private void touch(int e) {
-        long keyRef = chunk.keyRef(e);
-        long valueRef = chunk.valueRef(e);
-        long read = pool.segment(keyRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(keyRef));
-        if (valueRef != 0) {
-            read ^= pool.segment(valueRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(valueRef));
+    private void touchOutOfOrder(int e) {
+        boolean laidOut = chunk.laidOutInOrder(e);
+        if (laidOut && (!chunk.valuesReplaced() || chunk.valueWhereLaidOut(e))) {
+            return;
         }
+        if (!laidOut) {
+            toTouch[toTouchCount++] = chunk.keyRef(e);
+        }
+        long valueRef = chunk.valueRef(e);
+        if (valueRef != 0) {
+            toTouch[toTouchCount++] = valueRef;
+        }
+        if (toTouchCount > toTouch.length - 2) {
+            touchRecorded();
+        }
+    }
+
+    /**
+     * Reads the first word of each slice {@link #touchOutOfOrder} recorded, one load after another, so that their
+     * misses are all under way at once: computed between the loads, as the reads of the links are, they would not be
+     * (a processor keeps only so many instructions in flight past a miss).
+     */
+    private void touchRecorded() {
+        long read = 0;
+        for (int i = 0; i < toTouchCount; i++) {
+            long ref = toTouch[i];
+            read ^= pool.segment(ref).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(ref));
+        }
+        toTouchCount = 0;
         touched ^= read;
     }
 

@@ -159,6 +159,31 @@ class LayOutForScansTest {
         }
     }
 
+    /**
+     * A scan touches ahead the values of a laid-out chunk that a put has replaced since, into slices anywhere
+     * ({@link Cursor}'s read-ahead), and only those: a chunk tells when such values may be in it, and where each
+     * laid-out value lies.
+     */
+    @Test
+    void aLaidOutChunkTellsWhichOfItsValuesPutsReplaced() {
+        try (GroveSortedMap<Long, byte[]> map = filledMap()) {
+            scanTwice(map);
+            Chunk first = chunks(map)[0]; // keys 0, 2, 4.. as entries 0, 1, 2..
+            assertFalse(first.valuesReplaced());
+            for (int e = 0; e < first.sortedCount; e++) {
+                assertTrue(first.valueWhereLaidOut(e), "entry " + e);
+            }
+            map.put(1L, value(1, 0)); // an insert, after the sorted entries
+            assertFalse(first.valuesReplaced(), "an insert counted as a replaced value");
+            map.put(2L, value(2, 1));
+            assertEquals(first, chunks(map)[0]);
+            assertTrue(first.valuesReplaced());
+            assertFalse(first.valueWhereLaidOut(1), "the replaced value of key 2 still reads as laid out");
+            assertTrue(first.valueWhereLaidOut(0));
+            assertTrue(first.valueWhereLaidOut(2));
+        }
+    }
+
     @Test
     void aChunkIsLaidOutAgainOnlyAfterAQuarterAsManyInserts() {
         try (GroveSortedMap<Long, byte[]> map = filledMap()) {

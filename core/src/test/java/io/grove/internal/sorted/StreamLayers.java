@@ -17,7 +17,8 @@ import java.util.stream.StreamSupport;
 /**
  * A measurement program, not a test: where the time of a zero-copy stream element goes in cache, found by replacing
  * the map's layers with minimal ones. 2,000 pairs of 100-byte keys and 16-byte values put in random order into a map
- * built with {@code layOutForScans()} (the first round's scans lay it out), scanned whole 2,000 times per round, eight
+ * built with {@code layOutForScans()} and laid out by two scans without a limit (a scan that stops at its limit, before
+ * the chunk's end, lays nothing out), then scanned whole 2,000 times per round, eight
  * rounds, ns per pair; each element's key byte and two value words are read, as the benchmark's stream scans read
  * them. {@code -Dvariant=map}: the map's stream ({@code zc().entryStream().limit().forEach()}); {@code cursor}: the
  * map's cursor, with two minimal handles pointed from it (fields stored, no checks but the read protocol's: the stamp
@@ -47,7 +48,13 @@ public final class StreamLayers {
                 key[2] = (byte) i;
                 map.zc().putIfAbsent(key, java.nio.ByteBuffer.allocate(16).putLong(i).putLong(~i).array());
             }
+            for (int scan = 0; scan < 2; scan++) { // scans that read a chunk to its end lay it out at the second
+                map.zc().entryStream().forEach(e -> {});
+            }
             ChunkMap<?, ?> chunks = ((OffHeapSortedMap<byte[], byte[]>) map).map;
+            if (!chunks.index.first().laidOutInOrder(0)) {
+                throw new IllegalStateException("the map was not laid out");
+            }
             for (int round = 0; round < 8; round++) {
                 long sink = 0;
                 long t0 = System.nanoTime();
