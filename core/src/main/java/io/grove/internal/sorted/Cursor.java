@@ -47,7 +47,7 @@ import java.lang.foreign.ValueLayout;
  * scan reads memory in one stream, forwards or backwards, and touching them made it slower (measured: descending
  * 1.2-1.8x faster without, docs/experiments/ordered-scans.md section 11; ascending 1.08-1.13x once the rest of the
  * per-pair work was cut, section 12). A laid-out pair whose value a put has replaced since has its value touched (its
- * slice lies anywhere), and the touches are issued together once the read-ahead is read (section 17). Reading links
+ * slice lies anywhere), and those touches are issued together once the read-ahead is read (section 17). Reading links
  * ahead is as safe as reading them one by one: entries are never unlinked from a chunk, so an entry seen in the list
  * stays there, in order; an entry linked behind the read position meanwhile is missed, as it could be by a scan that
  * had already passed it.
@@ -127,8 +127,8 @@ final class Cursor {
     private int placedOutside;
     private long placedPrefix;
 
-    /** The slices {@link #touchOutOfOrder} recorded for {@link #touchRecorded}: a key and a value per entry. */
-    private final long[] toTouch = new long[2 * AHEAD];
+    /** The values {@link #touchOutOfOrder} recorded for {@link #touchRecorded}. */
+    private final long[] toTouch = new long[AHEAD];
     private int toTouchCount;
     /** What {@link #touchRecorded} read, kept so that its reads are not optimized away. */
     @SuppressWarnings("UnusedVariable") // a sink: writing what was read keeps those reads from being removed
@@ -518,32 +518,37 @@ final class Cursor {
     }
 
     /**
-     * Records entry {@code e}'s key and value slices for {@link #touchRecorded} where they do not lie in the chunk's
-     * stream of pairs: both of an entry not laid out in order; of a laid-out entry in a chunk whose
-     * {@link Chunk#valuesReplaced}, a value not where the layout put it ({@link Chunk#valueWhereLaidOut}): a put
-     * replaced it since, into a slice anywhere. For a reference the entry no longer deserves (a value replaced
-     * meanwhile), {@link #touchRecorded} reads bytes of a block that stays allocated while the map is open, and nothing
-     * depends on them.
+     * Touches entry {@code e}'s slices that do not lie in the chunk's stream of pairs, to start their cache misses:
+     * of an entry not laid out in order, reads a word of its key and of its value now (folded into {@link #touched});
+     * of a laid-out entry in a chunk whose {@link Chunk#valuesReplaced}, records for {@link #touchRecorded} a value not
+     * where the layout put it ({@link Chunk#valueWhereLaidOut}): a put replaced it since, into a slice anywhere.
+     * (Recording the pairs not laid out too, to issue all touches together, made set scans of a map without layout
+     * slower: docs/experiments/ordered-scans.md section 17.) A reference the entry no longer deserves (a value
+     * replaced meanwhile) has bytes read of a block that stays allocated while the map is open, and nothing depends on
+     * them.
      */
     private void touchOutOfOrder(int e) {
-        boolean laidOut = chunk.laidOutInOrder(e);
-        if (laidOut && (!chunk.valuesReplaced() || chunk.valueWhereLaidOut(e))) {
-            return;
-        }
-        if (!laidOut) {
-            toTouch[toTouchCount++] = chunk.keyRef(e);
-        }
-        long valueRef = chunk.valueRef(e);
-        if (valueRef != 0) {
-            toTouch[toTouchCount++] = valueRef;
-        }
-        if (toTouchCount > toTouch.length - 2) {
-            touchRecorded();
+        if (!chunk.laidOutInOrder(e)) {
+            long keyRef = chunk.keyRef(e);
+            long valueRef = chunk.valueRef(e);
+            long read = pool.segment(keyRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(keyRef));
+            if (valueRef != 0) {
+                read ^= pool.segment(valueRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(valueRef));
+            }
+            touched ^= read;
+        } else if (chunk.valuesReplaced() && !chunk.valueWhereLaidOut(e)) {
+            long valueRef = chunk.valueRef(e);
+            if (valueRef != 0) {
+                toTouch[toTouchCount++] = valueRef;
+                if (toTouchCount == toTouch.length) {
+                    touchRecorded();
+                }
+            }
         }
     }
 
     /**
-     * Reads the first word of each slice {@link #touchOutOfOrder} recorded, one load after another, so that their
+     * Reads the first word of each value {@link #touchOutOfOrder} recorded, one load after another, so that their
      * misses are all under way at once: computed between the loads, as the reads of the links are, they would not be
      * (a processor keeps only so many instructions in flight past a miss).
      */
