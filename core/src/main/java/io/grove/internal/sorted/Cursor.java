@@ -130,7 +130,7 @@ final class Cursor {
     /** The values {@link #touchOutOfOrder} recorded for {@link #touchRecorded}. */
     private final long[] toTouch = new long[AHEAD];
     private int toTouchCount;
-    /** What {@link #touchRecorded} read, kept so that its reads are not optimized away. */
+    /** What the touches read ({@link #firstWord}), kept so that their reads are not optimized away. */
     @SuppressWarnings("UnusedVariable") // a sink: writing what was read keeps those reads from being removed
     private long touched;
 
@@ -523,19 +523,12 @@ final class Cursor {
      * of a laid-out entry in a chunk whose {@link Chunk#valuesReplaced}, records for {@link #touchRecorded} a value not
      * where the layout put it ({@link Chunk#valueWhereLaidOut}): a put replaced it since, into a slice anywhere.
      * (Recording the pairs not laid out too, to issue all touches together, made set scans of a map without layout
-     * slower: docs/experiments/ordered-scans.md section 17.) A reference the entry no longer deserves (a value
-     * replaced meanwhile) has bytes read of a block that stays allocated while the map is open, and nothing depends on
-     * them.
+     * slower: docs/experiments/ordered-scans.md section 17.)
      */
     private void touchOutOfOrder(int e) {
         if (!chunk.laidOutInOrder(e)) {
-            long keyRef = chunk.keyRef(e);
             long valueRef = chunk.valueRef(e);
-            long read = pool.segment(keyRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(keyRef));
-            if (valueRef != 0) {
-                read ^= pool.segment(valueRef).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(valueRef));
-            }
-            touched ^= read;
+            touched ^= firstWord(chunk.keyRef(e)) ^ (valueRef != 0 ? firstWord(valueRef) : 0);
         } else if (chunk.valuesReplaced() && !chunk.valueWhereLaidOut(e)) {
             long valueRef = chunk.valueRef(e);
             if (valueRef != 0) {
@@ -555,11 +548,19 @@ final class Cursor {
     private void touchRecorded() {
         long read = 0;
         for (int i = 0; i < toTouchCount; i++) {
-            long ref = toTouch[i];
-            read ^= pool.segment(ref).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(ref));
+            read ^= firstWord(toTouch[i]);
         }
         toTouchCount = 0;
         touched ^= read;
+    }
+
+    /**
+     * The first payload word of slice {@code ref}, read only to start its cache miss. A reference an entry no longer
+     * deserves (a value replaced meanwhile) reads bytes of a block that stays allocated while the map is open, and
+     * nothing depends on them.
+     */
+    private long firstWord(long ref) {
+        return pool.segment(ref).get(ValueLayout.JAVA_LONG_UNALIGNED, pool.payloadOffset(ref));
     }
 
     /** Whether entry {@code e}'s key is above the bound. */
