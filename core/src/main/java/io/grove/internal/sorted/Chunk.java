@@ -125,7 +125,7 @@ final class Chunk {
     private boolean laidOut;
     /**
      * The bytes besides {@code 2 n} that may lie between the start of a laid-out key of {@code n} bytes and its value
-     * ({@link #valueWhereLaidOut}): the key's slice header, granule and size-class rounding (a quarter at most).
+     * ({@link #holdsWhereLaidOut}): the key's slice header, granule and size-class rounding (a quarter at most).
      */
     private static final int LAID_OUT_GAP = 64;
     /**
@@ -449,13 +449,13 @@ final class Chunk {
     }
 
     /**
-     * Whether entry {@code e}'s value slice starts right after its key's, where a layout puts it ({@link Rebalancer}
-     * moves a pair's key and value into fresh slices one after the other): at most {@code 2 n + }
-     * {@value #LAID_OUT_GAP} bytes after the start of a key of {@code n} bytes. A hint: a value replaced into a slice
-     * that happens to lie there reads as laid out.
+     * Whether value slice {@code valueRef}, read from entry {@code e}, starts right after the entry's key, where a
+     * layout puts it ({@link Rebalancer} moves a pair's key and value into fresh slices one after the other): at most
+     * {@code 2 n + }{@value #LAID_OUT_GAP} bytes after the start of a key of {@code n} bytes. A hint: a value replaced
+     * into a slice that happens to lie there reads as laid out.
      */
-    boolean valueWhereLaidOut(int e) {
-        long distance = Pool.distance(keyRef(e), valueRef(e));
+    boolean holdsWhereLaidOut(int e, long valueRef) {
+        long distance = Pool.distance(keyRef(e), valueRef);
         return distance > 0 && distance <= 2L * keyLength(e) + LAID_OUT_GAP;
     }
 

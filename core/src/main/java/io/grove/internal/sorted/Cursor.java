@@ -426,9 +426,7 @@ final class Cursor {
                     break;
                 }
             }
-            if (toTouchCount > 0) {
-                touchRecorded();
-            }
+            touchRecorded();
             if (queueSize > 0) {
                 queuedTail = queue[queueSize - 1];
                 startAt = Chunk.NONE;
@@ -489,9 +487,7 @@ final class Cursor {
             stack[depth++] = e;
             touchOutOfOrder(e);
         }
-        if (toTouchCount > 0) {
-            touchRecorded();
-        }
+        touchRecorded();
         filledFrom = from;
         segmentBound = null;
     }
@@ -521,7 +517,7 @@ final class Cursor {
      * Touches entry {@code e}'s slices that do not lie in the chunk's stream of pairs, to start their cache misses:
      * of an entry not laid out in order, reads a word of its key and of its value now (folded into {@link #touched});
      * of a laid-out entry in a chunk whose {@link Chunk#valuesReplaced}, records for {@link #touchRecorded} a value not
-     * where the layout put it ({@link Chunk#valueWhereLaidOut}): a put replaced it since, into a slice anywhere.
+     * where the layout put it ({@link Chunk#holdsWhereLaidOut}): a put replaced it since, into a slice anywhere.
      * (Recording the pairs not laid out too, to issue all touches together, made set scans of a map without layout
      * slower: docs/experiments/ordered-scans.md section 17.)
      */
@@ -529,9 +525,9 @@ final class Cursor {
         if (!chunk.laidOutInOrder(e)) {
             long valueRef = chunk.valueRef(e);
             touched ^= firstWord(chunk.keyRef(e)) ^ (valueRef != 0 ? firstWord(valueRef) : 0);
-        } else if (chunk.valuesReplaced() && !chunk.valueWhereLaidOut(e)) {
+        } else if (chunk.valuesReplaced()) {
             long valueRef = chunk.valueRef(e);
-            if (valueRef != 0) {
+            if (valueRef != 0 && !chunk.holdsWhereLaidOut(e, valueRef)) {
                 toTouch[toTouchCount++] = valueRef;
                 if (toTouchCount == toTouch.length) {
                     touchRecorded();

@@ -171,16 +171,16 @@ class LayOutForScansTest {
             Chunk first = chunks(map)[0]; // keys 0, 2, 4.. as entries 0, 1, 2..
             assertFalse(first.valuesReplaced());
             for (int e = 0; e < first.sortedCount; e++) {
-                assertTrue(first.valueWhereLaidOut(e), "entry " + e);
+                assertTrue(first.holdsWhereLaidOut(e, first.valueRef(e)), "entry " + e);
             }
             map.put(1L, value(1, 0)); // an insert, after the sorted entries
             assertFalse(first.valuesReplaced(), "an insert counted as a replaced value");
             map.put(2L, value(2, 1));
             assertEquals(first, chunks(map)[0]);
             assertTrue(first.valuesReplaced());
-            assertFalse(first.valueWhereLaidOut(1), "the replaced value of key 2 still reads as laid out");
-            assertTrue(first.valueWhereLaidOut(0));
-            assertTrue(first.valueWhereLaidOut(2));
+            assertFalse(first.holdsWhereLaidOut(1, first.valueRef(1)), "key 2's replaced value reads as laid out");
+            assertTrue(first.holdsWhereLaidOut(0, first.valueRef(0)));
+            assertTrue(first.holdsWhereLaidOut(2, first.valueRef(2)));
         }
     }
 
