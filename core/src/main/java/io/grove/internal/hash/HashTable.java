@@ -566,7 +566,7 @@ final class HashTable {
                 repair.repairAbandoned(s, segmentCount(), sb, so);
                 lockWaiters.wakeOne(s); // it freed the lock
             } catch (RuntimeException damaged) {
-                SegmentLayout.takeOver(sb, so, holder, record + 1, 0);
+                SegmentLayout.giveBack(sb, so, holder, record + 1);
                 lockWaiters.wakeAll(s);
                 throw new IllegalStateException("segment " + s + " is locked by " + ended + ", which ended without"
                         + " closing the file, and cannot be repaired while the file is open (" + damaged.getMessage()
@@ -838,9 +838,13 @@ final class HashTable {
      */
     void checkNotHeldByCaller(int s) {
         if (SegmentLayout.heldBy(segmentBlocks[s], segmentOffsets[s], holder, Thread.currentThread().threadId())) {
-            throw new IllegalStateException("Recursive update: a function passed to the map, running under the lock"
-                    + " of a segment, used the map on a key of that segment");
+            throw recursiveUpdate();
         }
+    }
+
+    private static IllegalStateException recursiveUpdate() {
+        return new IllegalStateException("Recursive update: a function passed to the map, running under the lock of a"
+                + " segment, used the map on a key of that segment");
     }
 
     /**
@@ -898,7 +902,7 @@ final class HashTable {
             if (spins > 0 && SegmentLayout.heldBy(sb, so, holder, Thread.currentThread().threadId())) {
                 endWrite(token);
                 exitLocked();
-                checkNotHeldByCaller(s);
+                throw recursiveUpdate();
             }
             try {
                 since = watchHolder(s, spins, since);
@@ -920,7 +924,7 @@ final class HashTable {
             exitLocked();
             throw closed();
         }
-        SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
+        SegmentLayout.setOwner(sb, so, holder, Thread.currentThread().threadId());
         return token;
     }
 
@@ -950,7 +954,7 @@ final class HashTable {
             exitLocked();
             return -1;
         }
-        SegmentLayout.setOwner(sb, so, Thread.currentThread().threadId());
+        SegmentLayout.setOwner(sb, so, holder, Thread.currentThread().threadId());
         return token;
     }
 
@@ -970,7 +974,7 @@ final class HashTable {
     void unlock(int s, long token) {
         MemorySegment sb = segmentBlocks[s];
         long so = segmentOffsets[s];
-        SegmentLayout.setOwner(sb, so, 0);
+        SegmentLayout.clearOwner(sb, so);
         try {
             freeLock(s);
         } catch (IllegalStateException closed) {

@@ -46,9 +46,10 @@ import java.lang.invoke.VarHandle;
  *   <li>hand: the slot the CLOCK eviction sweep of a bounded map looks at next.
  *   <li>bytes: the payload bytes of the segment's entries (fields, key and value: {@link EntryLayout#sizeFor}), for
  *       a map bounded in bytes. Changed only under the lock.
- *   <li>owner: the {@link Thread#threadId() id} of the thread holding the lock, 0 while it is free; written by the
- *       holder only, so a thread that reads its own id there, and its process's in the lock, holds the lock (thread
- *       ids repeat across processes). A thread about to wait for the lock,
+ *   <li>owner: while the lock is held, the holder's lock value in the high 16 bits and the low 48 bits of its
+ *       thread's {@link Thread#threadId() id} ({@link #ownerWord}: thread ids repeat across processes), 0 while it
+ *       is free; written by the holder only, so a thread that reads its own word there holds the lock. A thread
+ *       about to wait for the lock,
  *       or for something only the holder ends, checks it first: a user function that runs under the lock and
  *       calls the map again would otherwise wait for itself for ever.
  *   <li>spare entries, spare bytes: in a bounded map, the part of the bound ({@link Budget}) the segment holds
@@ -78,6 +79,8 @@ final class SegmentLayout {
     private static final int HAND = 32;
     private static final int BYTES = 40;
     private static final int OWNER = 48;
+    private static final int OWNER_THREAD_BITS = 48;
+    private static final long OWNER_THREAD_MASK = (1L << OWNER_THREAD_BITS) - 1;
     private static final int SPARE = 56;
     private static final int JOURNAL = 72;
     private static final int TAGS = 80;
@@ -98,19 +101,25 @@ final class SegmentLayout {
 
     /**
      * Takes for thread {@code threadId} of {@code holder} the lock that {@code from}, the holder value of a process
-     * that ended holding it, still holds; {@code false}, changing nothing, if it does not (also gives a lock back to
-     * {@code from}). Only the thread that took the ended process's record over calls it for that record, so the lock
-     * names {@code from} until its compare-and-set. The owner is written first, while the lock still names
-     * {@code from}: the dead thread's id left there may be the id of a thread of {@code holder}'s process (each JVM
-     * numbers its threads from 1), which must never see the lock as its process's with its own id in the owner field
-     * ({@link #heldBy} reads the lock first).
+     * that ended holding it, still holds; {@code false}, changing nothing, if it does not. Only the thread that took
+     * the ended process's record over calls it for that record, so the lock names {@code from} until its
+     * compare-and-set, which therefore succeeds.
      */
     static boolean takeOver(MemorySegment block, long segment, int from, int holder, long threadId) {
         if ((int) INT.getVolatile(block, segment + LOCK) != from) {
             return false;
         }
-        LONG.set(block, segment + OWNER, threadId);
+        setOwner(block, segment, holder, threadId);
         return INT.compareAndSet(block, segment + LOCK, from, holder);
+    }
+
+    /**
+     * Gives a lock that {@code holder} took over ({@link #takeOver}) back to {@code to}, the holder value of the
+     * process that ended holding it, for the recovery of the whole file.
+     */
+    static void giveBack(MemorySegment block, long segment, int holder, int to) {
+        clearOwner(block, segment);
+        INT.compareAndSet(block, segment + LOCK, holder, to);
     }
 
     /** Whether the lock is held now (not free, not closed), for a check of a table at rest. */
@@ -118,14 +127,33 @@ final class SegmentLayout {
         return (int) INT.getAcquire(block, segment + LOCK) > 0;
     }
 
-    /** Whether the calling thread, of the process whose lock value is {@code holder}, holds the lock. */
+    /**
+     * Whether the calling thread, {@code threadId} of the process whose lock value is {@code holder}, holds the lock:
+     * whether the owner word is its own ({@link #ownerWord}), which only it writes there and clears before it gives
+     * the lock back. The lock word is not read: a thread reading it and then the owner word could see its process's
+     * lock, held by another of its threads, and then the owner word of a thread of another process with the same id,
+     * which took the lock in between.
+     */
     static boolean heldBy(MemorySegment block, long segment, int holder, long threadId) {
-        return (int) INT.getAcquire(block, segment + LOCK) == holder
-                && (long) LONG.get(block, segment + OWNER) == threadId;
+        return (long) LONG.getOpaque(block, segment + OWNER) == ownerWord(holder, threadId);
     }
 
+    /**
+     * The owner word of thread {@code threadId} (its low 48 bits) of the process whose lock value is {@code holder}:
+     * thread ids repeat across processes (each JVM numbers its threads from 1), this word does not.
+     */
+    static long ownerWord(int holder, long threadId) {
+        return ((long) holder << OWNER_THREAD_BITS) | (threadId & OWNER_THREAD_MASK);
+    }
+
+    /** The owner word, 0 while the lock is free. */
     static long owner(MemorySegment block, long segment) {
-        return (long) LONG.get(block, segment + OWNER);
+        return (long) LONG.getOpaque(block, segment + OWNER);
+    }
+
+    /** An owner word ({@link #ownerWord}) as text, for a report. */
+    static String describeOwner(long word) {
+        return "thread " + (word & OWNER_THREAD_MASK) + " of lock value " + (word >>> OWNER_THREAD_BITS);
     }
 
     /** The lock's value: 0 free, -1 closed, else its holder's process record plus one. */
@@ -133,9 +161,14 @@ final class SegmentLayout {
         return (int) INT.getAcquire(block, segment + LOCK);
     }
 
-    /** By the lock's holder, after taking it (its id) and before releasing it (0). */
-    static void setOwner(MemorySegment block, long segment, long threadId) {
-        LONG.set(block, segment + OWNER, threadId);
+    /** By the lock's holder, after taking it. */
+    static void setOwner(MemorySegment block, long segment, int holder, long threadId) {
+        LONG.setOpaque(block, segment + OWNER, ownerWord(holder, threadId));
+    }
+
+    /** By the lock's holder, before giving it back. */
+    static void clearOwner(MemorySegment block, long segment) {
+        LONG.setOpaque(block, segment + OWNER, 0L);
     }
 
     static void unlock(MemorySegment block, long segment) {
@@ -284,7 +317,7 @@ final class SegmentLayout {
 
     /** Forgets a lock left by a process that died holding it, once its repair is done ({@code TableRecovery}). */
     static void forceUnlock(MemorySegment block, long segment) {
-        LONG.set(block, segment + OWNER, 0L);
+        clearOwner(block, segment);
         INT.setRelease(block, segment + LOCK, 0);
     }
 

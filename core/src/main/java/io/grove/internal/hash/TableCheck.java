@@ -114,8 +114,8 @@ public final class TableCheck {
         long so = table.offset(s);
         // (a segment marked closed is free at rest: a map's close leaves the mark, its next opening frees it)
         if (SegmentLayout.isLocked(sb, so) || SegmentLayout.owner(sb, so) != 0) {
-            problem(s, "locked (lock " + SegmentLayout.lockValue(sb, so) + ", owner thread "
-                    + SegmentLayout.owner(sb, so) + ")");
+            problem(s, "locked (lock " + SegmentLayout.lockValue(sb, so) + ", owner "
+                    + SegmentLayout.describeOwner(SegmentLayout.owner(sb, so)) + ")");
         }
         if ((SegmentLayout.versionAcquire(sb, so) & 1) != 0) {
             problem(s, "in the middle of a mutation (odd version " + SegmentLayout.versionAcquire(sb, so) + ")");

@@ -356,7 +356,7 @@ class TableRecoveryTest {
             MemorySegment sb = map.table.block(0);
             long so = map.table.offset(0);
             assertTrue(SegmentLayout.tryLock(sb, so, 1));
-            SegmentLayout.setOwner(sb, so, 12345);
+            SegmentLayout.setOwner(sb, so, 1, 12345);
             SegmentLayout.beginMutation(sb, so);
             SegmentLayout.setCount(sb, so, SegmentLayout.count(sb, so) + 7);
 
@@ -430,11 +430,36 @@ class TableRecoveryTest {
             long so = map.table.offset(0);
             long sameId = Thread.currentThread().threadId();
             assertTrue(SegmentLayout.tryLock(sb, so, 6));
-            SegmentLayout.setOwner(sb, so, sameId); // the dead process's thread had this id
+            SegmentLayout.setOwner(sb, so, 6, sameId); // the dead process's thread had this id
             assertTrue(SegmentLayout.takeOver(sb, so, 6, 1, sameId + 1));
             assertTrue(!SegmentLayout.heldBy(sb, so, 1, sameId));
             assertTrue(SegmentLayout.heldBy(sb, so, 1, sameId + 1));
             assertTrue(!SegmentLayout.takeOver(sb, so, 6, 1, sameId), "no longer the dead process's");
+        }
+    }
+
+    /**
+     * A thread never takes a lock that its process holds for its own when the owner word is that of a thread of
+     * another process with the same id: the two words a thread waiting for the lock could read one after the other,
+     * the lock while another thread of its process held it and the owner once that thread had given it back and
+     * the other process's thread had taken it. (Two processes of {@code CrossProcessLinearizabilityTest}, whose
+     * threads have the same ids, once made a writer take itself for the holder this way; it gave up its count of
+     * operations under a lock and went on waiting, and its process's close waited for that count for ever.)
+     */
+    @Test
+    void aThreadOfAnotherProcessWithTheSameIdIsNeverTakenForTheHolder() {
+        try (Pool pool = pool()) {
+            OffHeapHashMap<Long, String> map = map(pool);
+            MemorySegment sb = map.table.block(0);
+            long so = map.table.offset(0);
+            long sameId = Thread.currentThread().threadId();
+            assertTrue(SegmentLayout.tryLock(sb, so, 1));
+            SegmentLayout.setOwner(sb, so, 2, sameId);
+            assertTrue(!SegmentLayout.heldBy(sb, so, 1, sameId));
+            SegmentLayout.setOwner(sb, so, 1, sameId);
+            assertTrue(SegmentLayout.heldBy(sb, so, 1, sameId));
+            SegmentLayout.clearOwner(sb, so);
+            SegmentLayout.unlock(sb, so);
         }
     }
 
