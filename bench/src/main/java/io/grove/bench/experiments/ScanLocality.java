@@ -24,6 +24,8 @@ public final class ScanLocality {
     private static final boolean LAY_OUT = Boolean.getBoolean("layOut");
     private static final String[] ORDERS = System.getProperty("orders", "random,ascending,random,ascending").split(",");
     private static final int ROUNDS = Integer.getInteger("rounds", 1);
+    private static final long MEMORY = Long.getLong("memoryMiB", 2048) << 20;
+    private static final boolean LAST_WORD = Boolean.getBoolean("lastWord");
 
     private ScanLocality() {}
 
@@ -34,7 +36,7 @@ public final class ScanLocality {
             if (order.equals("random")) {
                 Collections.shuffle(Arrays.asList(ids), new Random(1));
             }
-            try (MemoryPool pool = MemoryPool.builder().memoryLimit(2L << 30).hugePages(HUGE).build();
+            try (MemoryPool pool = MemoryPool.builder().memoryLimit(MEMORY).hugePages(HUGE).build();
                     GroveSortedMap<byte[], byte[]> map = layOut(GroveSortedMap.builder(Serializers.bytes(),
                             Serializers.bytes()).pool(pool)).build()) {
                 byte[] value = new byte[VALUE];
@@ -48,7 +50,8 @@ public final class ScanLocality {
                     long start = System.nanoTime();
                     while (System.nanoTime() - start < 3_000_000_000L) {
                         checksum += map.zc().tailMap(key(random.nextInt(PAIRS - SCAN)), true).entryStream()
-                                .limit(SCAN).mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)).sum();
+                                .limit(SCAN).mapToLong(e -> e.getKey().getByte(3) + e.getValue().getLong(0)
+                                        + (LAST_WORD ? e.getValue().getLong(VALUE - 8) : 0)).sum();
                         scans++;
                     }
                     double seconds = (System.nanoTime() - start) / 1e9;

@@ -16,19 +16,21 @@ import java.util.stream.StreamSupport;
 
 /**
  * A measurement program, not a test: where the time of a zero-copy stream element goes in cache, found by replacing
- * the map's layers with minimal ones. 2,000 pairs of 100-byte keys and 16-byte values put in random order into a map
- * built with {@code layOutForScans()} and laid out by two scans without a limit (a scan that stops at its limit, before
- * the chunk's end, lays nothing out), then scanned whole 2,000 times per round, eight
+ * the map's layers with minimal ones. 2,000 pairs ({@code -Dpairs=N}) of 100-byte keys and 16-byte values put in
+ * random order into a map built with {@code layOutForScans()} and laid out by two scans without a limit (a scan that
+ * stops at its limit, before the chunk's end, lays nothing out), then scanned whole 2,000 times per round, eight
  * rounds, ns per pair; each element's key byte and two value words are read, as the benchmark's stream scans read
  * them. {@code -Dvariant=map}: the map's stream ({@code zc().entryStream().limit().forEach()}); {@code cursor}: the
  * map's cursor, with two minimal handles pointed from it (fields stored, no checks but the read protocol's: the stamp
  * unchanged and the entry vouching); {@code walk}: the same minimal handles, and instead of the cursor a walk over the
- * index's chunks reading 16 links ahead, with the cursor's presence check of each value. One variant per JVM: the
+ * index's chunks reading 16 links ahead, with the cursor's presence check of each value; {@code batch}: that walk
+ * without a stream or handles, handing each pair to a function as two views checked for bounds only and validating
+ * the pairs together after each batch of 64 ({@link BatchWalk}). One variant per JVM: the
  * JDK's stream loop would otherwise see several spliterators and compile differently. Run:
  * {@code java -Dvariant=V -cp core/target/classes:core/target/test-classes io.grove.internal.sorted.StreamLayers}.
  */
 public final class StreamLayers {
-    private static final int PAIRS = 2_000;
+    private static final int PAIRS = Integer.getInteger("pairs", 2_000);
     private static final int SCANS = 2_000;
 
     private StreamLayers() {}
@@ -66,6 +68,8 @@ public final class StreamLayers {
                         case "cursor" -> StreamSupport.stream(new CursorElements(chunks, (OffHeapSortedMap<?, ?>) map),
                                 false).limit(PAIRS).forEach(e -> sum[0] += e.key.getByte(2) + e.value.getLong(0)
                                         + e.value.getLong(8));
+                        case "batch" -> new BatchWalk(chunks).forEach((k, v) -> sum[0] += k.getByte(2) + v.getLong(0)
+                                + v.getLong(8));
                         case "walk" -> StreamSupport.stream(new WalkElements(chunks), false).limit(PAIRS)
                                 .forEach(e -> sum[0] += e.key.getByte(2) + e.value.getLong(0) + e.value.getLong(8));
                         default -> throw new IllegalArgumentException("variant " + variant);
@@ -74,6 +78,95 @@ public final class StreamLayers {
                 }
                 long t1 = System.nanoTime();
                 System.out.printf("%s %.1f ns per pair (%d)%n", variant, (t1 - t0) / ((double) SCANS * PAIRS), sink);
+            }
+        }
+    }
+
+    /** Bytes read with a bounds check only: what a batch-validated scan hands its reader. */
+    private static final class RawView {
+        MemorySegment segment;
+        long at;
+        int size;
+
+        byte getByte(int i) {
+            java.util.Objects.checkIndex(i, size);
+            return segment.get(ValueLayout.JAVA_BYTE, at + i);
+        }
+
+        long getLong(int i) {
+            java.util.Objects.checkFromIndexSize(i, Long.BYTES, size);
+            return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i);
+        }
+    }
+
+    /**
+     * The walk of {@link WalkElements} without a stream or handles: each pair handed to a reader as two raw views,
+     * unchecked, and the pairs validated together after each batch of up to 64 (each value's header and entry as the
+     * handles check them after every read, and the chunk not replaced): what a scan whose reader's work can be thrown
+     * away and redone (an aggregation) could cost.
+     */
+    private static final class BatchWalk {
+        private static final int BATCH = 64;
+        private final Chunk[] chunks;
+        private final Pool pool;
+        private final int headerSize;
+        private final RawView key = new RawView();
+        private final RawView value = new RawView();
+        private final int[] entries = new int[BATCH];
+        private final long[] refs = new long[BATCH];
+        private final long[] stamps = new long[BATCH];
+        private final MemorySegment[] blocks = new MemorySegment[BATCH];
+        private final long[] payloads = new long[BATCH];
+
+        BatchWalk(ChunkMap<?, ?> map) {
+            this.chunks = map.index.snapshot();
+            this.pool = map.pool;
+            this.headerSize = map.values.headerSize;
+        }
+
+        void forEach(java.util.function.BiConsumer<RawView, RawView> reader) {
+            for (Chunk c : chunks) {
+                int e = c.first();
+                while (e != Chunk.NONE) {
+                    int n = 0;
+                    for (; e != Chunk.NONE && n < BATCH; e = c.next(e)) {
+                        long v = c.valueRef(e);
+                        if (v == 0) {
+                            continue;
+                        }
+                        MemorySegment block = pool.segment(v);
+                        long at = pool.payloadOffset(v);
+                        long header = ValueHeader.headerAcquire(block, at);
+                        int length = pool.lengthUnchecked(block, at);
+                        if (ValueHeader.isDeleted(header) || ValueHeader.isStamping(header) || length < headerSize) {
+                            throw new IllegalStateException("a value changed");
+                        }
+                        long k = c.keyRef(e);
+                        key.segment = pool.segment(k);
+                        key.at = pool.payloadOffset(k);
+                        key.size = c.keyLength(e);
+                        value.segment = block;
+                        value.at = at + headerSize;
+                        value.size = length - headerSize;
+                        reader.accept(key, value);
+                        entries[n] = e;
+                        refs[n] = v;
+                        stamps[n] = header;
+                        blocks[n] = block;
+                        payloads[n] = at;
+                        n++;
+                    }
+                    VarHandle.loadLoadFence();
+                    for (int i = 0; i < n; i++) {
+                        if (ValueHeader.headerAcquire(blocks[i], payloads[i]) != stamps[i]
+                                || c.valueRef(entries[i]) != refs[i]) {
+                            throw new IllegalStateException("a value changed");
+                        }
+                    }
+                    if (c.isReplaced()) {
+                        throw new IllegalStateException("the chunk was replaced");
+                    }
+                }
             }
         }
     }
