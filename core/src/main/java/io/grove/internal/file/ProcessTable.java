@@ -140,7 +140,7 @@ public final class ProcessTable {
             }
             departed = List.copyOf(ended);
         } else {
-            users = channel.lock(USERS, 1, true); // held shared by the others: granted at once
+            users = Uninterruptible.run(() -> channel.lock(USERS, 1, true)); // held shared by others: granted at once
         }
         for (int i = 0; i < SLOTS && slot < 0; i++) {
             FileLock lock = state(i) == FREE ? channel.tryLock(FIRST_RECORD_LOCK + i, 1, false) : null;
@@ -208,7 +208,7 @@ public final class ProcessTable {
     void admitOthers() throws IOException {
         if (!users.isShared()) {
             users.release();
-            users = channel.lock(USERS, 1, true); // under the gate: nobody holds it exclusively meanwhile
+            users = Uninterruptible.run(() -> channel.lock(USERS, 1, true)); // under the gate: granted at once
         }
         gate.release();
         gate = null;
@@ -317,9 +317,9 @@ public final class ProcessTable {
         return channel.tryLock(CREATION, 1, false);
     }
 
-    /** Takes the growth lock, waiting while another process holds it. */
+    /** Takes the growth lock, waiting while another process holds it; an interrupt does not end the wait. */
     FileLock lockGrowth() throws IOException {
-        return channel.lock(GROWTH, 1, false);
+        return Uninterruptible.run(() -> channel.lock(GROWTH, 1, false));
     }
 
     /**
