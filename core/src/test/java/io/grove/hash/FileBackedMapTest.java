@@ -290,15 +290,74 @@ class FileBackedMapTest {
     }
 
     @Test
-    void aFileOpenInThisProcessIsNotOpenedTwice() throws IOException {
+    void aFileOpenInThisProcessIsNotOpenedTwice() throws Exception {
         Path file = soundFile("twice.grove");
+        Path link = Files.createLink(dir.resolve("another-name.grove"), file);
         try (GroveHashMap<Long, String> map = builder(file).build()) {
-            assertRefused(IllegalStateException.class, file, "open already",
-                    () -> builder(file).build());
+            assertEquals("open in 1", processesWithTheFileOpen(file));
+            // (no assertRefused: its reading of the file's bytes would open and close a descriptor of it)
+            IllegalStateException twice = assertThrows(IllegalStateException.class, () -> builder(file).build());
+            assertTrue(twice.getMessage().contains(file + " is open already in this process"), twice.getMessage());
+            IllegalStateException linked = assertThrows(IllegalStateException.class, () -> builder(link).build());
+            assertTrue(linked.getMessage().contains("open already in this process (under another name)"),
+                    linked.getMessage());
+            // the refusals opened no descriptor of the file: closing one would have released this process's locks
+            assertEquals("open in 1", processesWithTheFileOpen(file), "another process sees this one's map open");
             assertEquals("one", map.get(1L));
         }
         try (GroveHashMap<Long, String> map = builder(file).build()) {
             assertEquals("one", map.get(1L), "reopens after the close");
+        }
+    }
+
+    /** What another process finds of the processes that have {@code file} open ({@link OpenProcesses}). */
+    private static String processesWithTheFileOpen(Path file) throws Exception {
+        Process child = ChildJvm.of(OpenProcesses.class, file.toString()).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the child did not end");
+        assertEquals(0, child.exitValue(), output);
+        return output;
+    }
+
+    /**
+     * A thread whose interrupt status is set fills the map until the file grows several times: a thread interrupted
+     * in a blocking operation of a {@code FileChannel} (a write, a lock) closes the channel, which releases every lock
+     * the process holds on the file, so the other processes would take it for ended. The file's growth runs where no
+     * interrupt reaches it: the puts succeed, the thread keeps its interrupt status, and the map grows on and reopens
+     * whole. (Before, the first growth failed with {@code ClosedByInterruptException} and every later one too.)
+     */
+    @Test
+    void anInterruptedWriterDoesNotCloseTheFile() throws Exception {
+        Path file = dir.resolve("interrupted.grove");
+        String value = "v".repeat(1_000);
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            Throwable[] failed = new Throwable[1];
+            boolean[] keptItsInterrupt = new boolean[1];
+            Thread writer = new Thread(() -> {
+                Thread.currentThread().interrupt();
+                try {
+                    for (long k = 0; k < 20_000; k++) {
+                        map.put(k, value);
+                    }
+                } catch (RuntimeException | Error e) {
+                    failed[0] = e;
+                }
+                keptItsInterrupt[0] = Thread.currentThread().isInterrupted();
+            });
+            writer.start();
+            writer.join();
+            if (failed[0] != null) {
+                throw new AssertionError("a put of the interrupted thread failed", failed[0]);
+            }
+            assertTrue(keptItsInterrupt[0], "the writer's interrupt status was cleared");
+            for (long k = 20_000; k < 30_000; k++) {
+                map.put(k, value);
+            }
+        }
+        try (GroveHashMap<Long, String> map = builder(file).build()) {
+            assertEquals(30_000, map.size());
+            assertEquals(value, map.get(0L));
+            assertEquals(value, map.get(29_999L));
         }
     }
 

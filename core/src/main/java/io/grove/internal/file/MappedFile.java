@@ -37,13 +37,17 @@ import java.util.regex.Pattern;
  * mapping an existing file, its header is read through the channel and its length checked
  * against the recorded maximum: touching a mapping beyond the end of its file raises SIGBUS, which the JVM turns
  * into an asynchronous {@link InternalError} at best. A failed open writes nothing: every check happens before the
- * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path), so that two
- * maps of one process never run one table with two sets of per-process state; and while it has it open it is in
+ * first write. A process maps a file at most once at a time ({@link #OPEN}, keyed by the real path and checked by the
+ * file's identity too, before the process opens a descriptor of it), so that two maps of one process never run one
+ * table with two sets of per-process state; and while it has it open it is in
  * the file's {@link ProcessTable}, whose locks the operating system releases when the process ends, however it
  * ends. So a file whose pool state says open (not closed cleanly) and that no process has open was left by a
  * process that is gone, and may be recovered. Those locks are released also when the process closes any other
  * descriptor of the file: a read-only open in a process that has the file open ({@link #openReadOnly}) uses the
- * open file's channel.
+ * open file's channel, and an open refused because the process has the file open opens none. And when an interrupted
+ * thread closes the channel (a {@code FileChannel}'s blocking operations close it if their thread is interrupted):
+ * the blocking operations after the open (the growth lock, the file's growth, the users' lock) run where no
+ * interrupt reaches them ({@link Uninterruptible}).
  */
 public final class MappedFile implements AutoCloseable {
     /** The files this process has open, by real path. */
@@ -139,12 +143,19 @@ public final class MappedFile implements AutoCloseable {
      */
     private static MappedFile open(Path path, String name, FileHeader wanted, long gateWaitNanos)
             throws IOException {
-        Object keyBefore = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        Path real = null;
+        Path real = path.toRealPath();
+        Object keyBefore = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+        reserve(real, name, null, keyBefore); // before this process opens a second descriptor of a file it has open
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (IOException | RuntimeException | Error e) {
+            OPEN.remove(real);
+            throw e;
+        }
         MappedFile file = null;
         try {
-            real = register(path, name, channel, keyBefore);
+            register(path, real, channel, keyBefore);
             FileHeader header = readHeader(channel, name);
             List<String> contradictions = header.contradictions(wanted);
             if (!contradictions.isEmpty()) {
@@ -159,9 +170,7 @@ public final class MappedFile implements AutoCloseable {
                 file.arena.close();
             }
             channel.close();
-            if (real != null) {
-                OPEN.remove(real);
-            }
+            OPEN.remove(real);
             throw e;
         }
     }
@@ -180,7 +189,11 @@ public final class MappedFile implements AutoCloseable {
             throw new GroveFileException(name, "is a directory");
         }
         try {
-            Opened opened = OPEN.get(path.toRealPath());
+            Object fileKey = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+            Opened opened = opened(path.toRealPath(), fileKey);
+            if (opened != null && opened.channel() == null) {
+                throw new IllegalStateException(name + " is being opened by a map of this process: try again");
+            }
             FileChannel openHere = opened != null ? opened.channel() : null;
             FileChannel channel = openHere != null ? openHere : FileChannel.open(path, StandardOpenOption.READ);
             Arena arena = Arena.ofShared();
@@ -247,7 +260,7 @@ public final class MappedFile implements AutoCloseable {
         boolean linked;
         try {
             creating = ProcessTable.tryLockCreation(channel);
-            registerAs(real, name, channel, lockedDraftKey(creating, draft));
+            reserve(real, name, channel, lockedDraftKey(creating, draft));
             registered = true;
             takeSpace(channel, 0, FileHeader.BLOCKS_OFFSET); // header, state, processes; blocks as reserved
             file = map(name, real, channel, wanted, true, gateWaitNanos); // extends the file, sparsely
@@ -507,32 +520,49 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
-     * Records that this process has the file at {@code path} open on {@code channel}, whose identity was
-     * {@code keyBefore} before the channel was opened; returns its real path. Java gives no identity of an open
-     * channel's file, so the name's identity is read before and after the channel's opening: if both agree, the
-     * channel's file is that one (the open channel keeps its file's key from being reused), unless the name was
-     * moved to another file and back meanwhile.
+     * Records that this process has the file at {@code path}, reserved as {@code real} ({@link #reserve}), open on
+     * {@code channel}, if the name's identity is still {@code keyBefore}, read before the channel was opened. Java
+     * gives no identity of an open channel's file, so the name's identity is read before and after the channel's
+     * opening: if both agree, the channel's file is that one (the open channel keeps its file's key from being
+     * reused), unless the name was moved to another file and back meanwhile. (If the name came to name another file
+     * that this process has open under another name, closing the channel releases its locks: not handled.)
      *
      * @throws Raced if they do not
      */
-    private static Path register(Path path, String name, FileChannel channel, Object keyBefore) throws IOException {
-        Path real = path.toRealPath();
-        Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+    private static void register(Path path, Path real, FileChannel channel, Object keyBefore) throws IOException {
+        Object key = Files.readAttributes(path.toRealPath(), BasicFileAttributes.class).fileKey();
         if (!java.util.Objects.equals(key, keyBefore)) { // both null where the file system gives no identity
             throw new Raced("its name came to name another file while it was being opened");
         }
-        registerAs(real, name, channel, key);
-        return real;
+        OPEN.put(real, new Opened(channel, key));
     }
 
     /**
-     * Records that this process has the file whose real path is {@code real} and whose identity is {@code fileKey}
-     * ({@link BasicFileAttributes#fileKey}) open, on {@code channel}.
+     * Records that this process has, or is about to open ({@code channel} null), the file whose real path is
+     * {@code real} and whose identity is {@code fileKey} ({@link BasicFileAttributes#fileKey}, null where the file
+     * system gives none). Done before the process opens a descriptor of the file: closing any descriptor of a file
+     * releases every lock the process holds on it, so an open refused after opening one would have released the locks
+     * of the map that has the file open (its process record's among them, telling the other processes it ended).
+     *
+     * @throws IllegalStateException if this process has the file open, or is opening it, under this name or another
      */
-    private static void registerAs(Path real, String name, FileChannel channel, Object fileKey) {
-        if (OPEN.putIfAbsent(real, new Opened(channel, fileKey)) != null) {
-            throw new IllegalStateException(name + " is open already in this process (as " + real + ")");
+    private static void reserve(Path real, String name, FileChannel channel, Object fileKey) {
+        synchronized (OPEN) {
+            if (opened(real, fileKey) != null) {
+                throw new IllegalStateException(name + " is open already in this process ("
+                        + (OPEN.containsKey(real) ? "as " + real : "under another name") + ")");
+            }
+            OPEN.put(real, new Opened(channel, fileKey));
         }
+    }
+
+    /** What this process has open as {@code real}, or under another name as {@code fileKey}; null if nothing. */
+    private static Opened opened(Path real, Object fileKey) {
+        Opened opened = OPEN.get(real);
+        if (opened != null || fileKey == null) {
+            return opened;
+        }
+        return OPEN.values().stream().filter(o -> fileKey.equals(o.fileKey())).findFirst().orElse(null);
     }
 
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the MappedFile returned, which closes it
@@ -645,15 +675,19 @@ public final class MappedFile implements AutoCloseable {
      * into an {@link InternalError} thrown at an access near it (if not later), with no word of the file or the
      * cause, and leaves whatever the store was part of half done; a write through the channel reports the full
      * device as an {@link IOException} instead, before anything uses the bytes. (A sparse file's holes take no
-     * space until written; Java offers no {@code fallocate}.)
+     * space until written; Java offers no {@code fallocate}.) An interrupt of the calling thread does not close the
+     * channel ({@link Uninterruptible}).
      */
     private static void takeSpace(FileChannel channel, long position, long length) throws IOException {
-        long end = position + length;
-        for (long at = position; at < end; ) {
-            ByteBuffer zeros = ZEROS.duplicate();
-            zeros.limit((int) Math.min(zeros.capacity(), end - at));
-            at += channel.write(zeros, at);
-        }
+        Uninterruptible.run(() -> {
+            long end = position + length;
+            for (long at = position; at < end; ) {
+                ByteBuffer zeros = ZEROS.duplicate();
+                zeros.limit((int) Math.min(zeros.capacity(), end - at));
+                at += channel.write(zeros, at);
+            }
+            return null;
+        });
     }
 
     /**
