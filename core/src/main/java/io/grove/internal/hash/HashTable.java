@@ -6,11 +6,11 @@ import io.grove.internal.memory.Reference;
 import io.grove.internal.memory.SliceHeader;
 import io.grove.internal.sync.Backoff;
 import io.grove.internal.sync.LockWaiters;
+import io.grove.internal.sync.OperationsUnderWay;
 import io.grove.internal.view.SliceHandle;
 import io.grove.internal.view.SliceStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -127,7 +127,7 @@ final class HashTable {
      * the end of {@link #unlock}: a close that leaves the file open in other processes waits until there are none
      * ({@link #quiesce}); {@code null} in memory.
      */
-    private final LongAdder lockedOperations;
+    private final OperationsUnderWay lockedOperations;
     /** The processes that have the table's file open, for a thread waiting for one of them; {@code null} in memory. */
     private final Pool.ProcessWatch processes;
     /** Set by {@link #quiesce} once it took every segment's lock: each lock held before was given back by then. */
@@ -147,7 +147,7 @@ final class HashTable {
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
-        this.lockedOperations = pool.inFile() ? new LongAdder() : null;
+        this.lockedOperations = pool.inFile() ? new OperationsUnderWay() : null;
         this.processes = pool.processes();
         this.cellBytes = cellBytes;
         this.cellGranules = cellBytes / CELL_ALIGNMENT;
@@ -208,7 +208,7 @@ final class HashTable {
         this.sharedPool = sharedPool;
         this.checked = pool.inFile();
         this.holder = pool.processRecord() + 1;
-        this.lockedOperations = pool.inFile() ? new LongAdder() : null;
+        this.lockedOperations = pool.inFile() ? new OperationsUnderWay() : null;
         this.processes = pool.processes();
         this.directory = directory;
         if (!pool.isLive(directory)) {
@@ -615,7 +615,7 @@ final class HashTable {
         boolean last = beginClose.getAsBoolean();
         quiescing = true;
         if (!last) {
-            for (int spins = 0; lockedOperations.sum() != 0; spins++) {
+            for (int spins = 0; !lockedOperations.none(); spins++) {
                 Backoff.pause(spins);
             }
             quiesced = true;
@@ -889,43 +889,37 @@ final class HashTable {
             exitLocked();
             throw closed();
         }
-        MemorySegment sb = segmentBlocks[s];
-        long so = segmentOffsets[s];
-        long since = 0;
-        long parkLimit = LockWaiters.FIRST_PARK_NANOS;
-        for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
-            if (SegmentLayout.isClosed(sb, so)) {
-                endWrite(token);
-                exitLocked();
+        try {
+            MemorySegment sb = segmentBlocks[s];
+            long so = segmentOffsets[s];
+            long since = 0;
+            long parkLimit = LockWaiters.FIRST_PARK_NANOS;
+            for (int spins = 0; !SegmentLayout.tryLock(sb, so, holder); spins++) {
+                if (SegmentLayout.isClosed(sb, so)) {
+                    throw closed();
+                }
+                if (spins > 0 && SegmentLayout.heldBy(sb, so, holder, Thread.currentThread().threadId())) {
+                    throw recursiveUpdate();
+                }
+                since = watchHolder(s, spins, since); // throws if the holder is gone or the wait is over
+                if (spins >= Backoff.SPINS_BEFORE_YIELD && LockWaiters.parksHere()
+                        && SegmentLayout.lockValue(sb, so) == holder) {
+                    parkLimit = lockWaiters.await(s, parkLimit, () -> SegmentLayout.lockValue(sb, so) == holder);
+                } else {
+                    Backoff.pause(spins);
+                }
+            }
+            if (quiescing) {
+                freeLock(s);
                 throw closed();
             }
-            if (spins > 0 && SegmentLayout.heldBy(sb, so, holder, Thread.currentThread().threadId())) {
-                endWrite(token);
-                exitLocked();
-                throw recursiveUpdate();
-            }
-            try {
-                since = watchHolder(s, spins, since);
-            } catch (IllegalStateException holderGone) {
-                endWrite(token);
-                exitLocked();
-                throw holderGone;
-            }
-            if (spins >= Backoff.SPINS_BEFORE_YIELD && LockWaiters.parksHere()
-                    && SegmentLayout.lockValue(sb, so) == holder) {
-                parkLimit = lockWaiters.await(s, parkLimit, () -> SegmentLayout.lockValue(sb, so) == holder);
-            } else {
-                Backoff.pause(spins);
-            }
-        }
-        if (quiescing) {
-            freeLock(s);
+            SegmentLayout.setOwner(sb, so, holder, Thread.currentThread().threadId());
+            return token;
+        } catch (RuntimeException | Error e) { // whatever ends the wait (a file's lock probe may fail too) undoes it
             endWrite(token);
             exitLocked();
-            throw closed();
+            throw e;
         }
-        SegmentLayout.setOwner(sb, so, holder, Thread.currentThread().threadId());
-        return token;
     }
 
     /**
@@ -1001,9 +995,9 @@ final class HashTable {
      */
     private boolean enterLocked() {
         if (lockedOperations != null) {
-            lockedOperations.increment();
+            lockedOperations.begin();
             if (quiescing) {
-                lockedOperations.decrement();
+                lockedOperations.end();
                 return false;
             }
         }
@@ -1012,7 +1006,7 @@ final class HashTable {
 
     private void exitLocked() {
         if (lockedOperations != null) {
-            lockedOperations.decrement();
+            lockedOperations.end();
         }
     }
 
