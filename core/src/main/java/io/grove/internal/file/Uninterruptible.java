@@ -12,8 +12,8 @@ import java.util.concurrent.FutureTask;
  * that this one ended (its record's lock free, {@link ProcessTable}), and they would repair and salvage what it is
  * still using. So the map's threads, which may be interrupted ({@code Future.cancel(true)},
  * {@code ExecutorService.shutdownNow}), hand such operations to a virtual thread of their own, which nothing
- * interrupts, and wait for it uninterruptibly, keeping their interrupt status for their caller. A thread costs a few
- * microseconds: for the operations a map makes after its open (growth of the file), rare.
+ * interrupts, and wait for it uninterruptibly, keeping their interrupt status for their caller. A thread is started
+ * per call (its cost not measured): the operations a map makes after its open come once per growth of the file.
  */
 final class Uninterruptible {
     /** A file operation. */
